@@ -1,0 +1,280 @@
+"""The exception hierarchy.
+
+One base class with a message template; a few categories under it that
+``api/errors.py`` maps to HTTP statuses; specific errors subclass one.
+"""
+
+
+class BaremetalException(Exception):
+    """Base class: ``_msg_fmt`` is filled from keyword arguments."""
+
+    _msg_fmt = 'An unknown error occurred.'
+    code = 500
+
+    def __init__(self, message: str | None = None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self._msg_fmt % kwargs
+            except (KeyError, TypeError):
+                message = self._msg_fmt
+        self.message = str(message)
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# ---- categories (the API maps these to HTTP statuses) ----
+
+class Invalid(BaremetalException):
+    _msg_fmt = 'Invalid input: %(reason)s'
+    code = 400
+
+
+class NotAuthorized(BaremetalException):
+    _msg_fmt = 'Not authorized.'
+    code = 403
+
+
+class NotFound(BaremetalException):
+    _msg_fmt = 'Resource could not be found.'
+    code = 404
+
+
+class NotAcceptable(BaremetalException):
+    _msg_fmt = 'Request not acceptable: %(reason)s'
+    code = 406
+
+
+class Conflict(BaremetalException):
+    _msg_fmt = 'Conflict: %(reason)s'
+    code = 409
+
+
+class TooLarge(BaremetalException):
+    _msg_fmt = 'Request entity too large: %(reason)s'
+    code = 413
+
+
+class TemporaryFailure(BaremetalException):
+    _msg_fmt = 'Resource temporarily unavailable: %(reason)s'
+    code = 503
+
+
+class NotImplementedByDriver(BaremetalException):
+    _msg_fmt = '%(reason)s'
+    code = 400
+
+
+# ---- specific errors ----
+
+class InvalidParameterValue(Invalid):
+    _msg_fmt = '%(err)s'
+
+
+class MissingParameterValue(Invalid):
+    _msg_fmt = '%(err)s'
+
+
+class InvalidStateRequested(Invalid):
+    _msg_fmt = ('The requested action "%(action)s" can not be performed '
+                'on node "%(node)s" while it is in state "%(state)s".')
+
+
+class InvalidUUID(Invalid):
+    _msg_fmt = 'Expected a UUID but received %(uuid)s.'
+
+
+class InvalidName(Invalid):
+    _msg_fmt = 'Expected a logical name but received %(name)s.'
+
+
+class PatchError(Invalid):
+    _msg_fmt = "Couldn't apply patch '%(patch)s'. Reason: %(reason)s"
+
+
+class UnsupportedDriverExtension(Invalid):
+    _msg_fmt = ('Driver %(driver)s does not support %(extension)s '
+                '(disabled or not implemented).')
+
+
+class InterfaceNotFoundInEntrypoint(Invalid):
+    _msg_fmt = ('Could not find the following interface in the '
+                "'%(entrypoint)s' entrypoint: %(iface)s. Valid interfaces "
+                'are %(valid)s.')
+
+
+class IncompatibleInterface(Invalid):
+    _msg_fmt = ('%(interface_type)s interface implementation '
+                "'%(interface_impl)s' is not supported by hardware type "
+                '%(hardware_type)s.')
+
+
+class NoValidDefaultForInterface(Invalid):
+    _msg_fmt = ('No valid default %(interface_type)s interface found for '
+                '%(node_info)s: none of %(hardware_type)s supported '
+                'interfaces is enabled.')
+
+
+class InvalidStepArgs(Invalid):
+    _msg_fmt = '%(reason)s'
+
+
+class NodeInMaintenance(Invalid):
+    _msg_fmt = ('The %(op)s operation can\'t be performed on node '
+                '%(node)s because it\'s in maintenance mode.')
+
+
+class PowerStateFailure(Invalid):
+    _msg_fmt = 'Failed to set node power state to %(pstate)s.'
+
+
+class NodeProtected(NotAuthorized):
+    _msg_fmt = ('Node %(node)s is protected and cannot be undeployed, '
+                'rebuilt or deleted')
+
+
+class NodeNotFound(NotFound):
+    _msg_fmt = 'Node %(node)s could not be found.'
+
+
+class PortNotFound(NotFound):
+    _msg_fmt = 'Port %(port)s could not be found.'
+
+
+class PortgroupNotFound(NotFound):
+    _msg_fmt = 'Portgroup %(portgroup)s could not be found.'
+
+
+class ChassisNotFound(NotFound):
+    _msg_fmt = 'Chassis %(chassis)s could not be found.'
+
+
+class ConductorNotFound(NotFound):
+    _msg_fmt = 'Conductor %(conductor)s could not be found.'
+
+
+class DriverNotFound(NotFound):
+    _msg_fmt = 'Could not find the following driver(s) or hardware type(s): %(driver_name)s.'
+
+
+class AllocationNotFound(NotFound):
+    _msg_fmt = 'Allocation %(allocation)s could not be found.'
+
+
+class DeployTemplateNotFound(NotFound):
+    _msg_fmt = 'Deploy template %(template)s could not be found.'
+
+
+class VolumeConnectorNotFound(NotFound):
+    _msg_fmt = 'Volume connector %(connector)s could not be found.'
+
+
+class VolumeTargetNotFound(NotFound):
+    _msg_fmt = 'Volume target %(target)s could not be found.'
+
+
+class NodeTraitNotFound(NotFound):
+    _msg_fmt = 'Node %(node_id)s doesn\'t have a trait %(trait)s'
+
+
+class VifNotAttached(NotFound):
+    _msg_fmt = 'Unable to detach VIF %(vif)s from node %(node)s because it is not attached to it.'
+
+
+class ResourceNotFound(NotFound):
+    _msg_fmt = 'The resource could not be found.'
+
+
+class NodeLocked(Conflict):
+    _msg_fmt = ('Node %(node)s is locked by host %(host)s, please retry '
+                'after the current operation is completed.')
+
+
+class NodeAssociated(Conflict):
+    _msg_fmt = ('Node %(node)s is associated with instance %(instance)s.')
+
+
+class InstanceAssociated(Conflict):
+    _msg_fmt = ('Instance %(instance_uuid)s is already associated with a '
+                'node, it cannot be associated with this other node '
+                '%(node)s')
+
+
+class DuplicateName(Conflict):
+    _msg_fmt = 'A node with name %(name)s already exists.'
+
+
+class NodeAlreadyExists(Conflict):
+    _msg_fmt = 'A node with UUID %(uuid)s already exists.'
+
+
+class MACAlreadyExists(Conflict):
+    _msg_fmt = 'A port with MAC address %(mac)s already exists.'
+
+
+class ResourceAlreadyExists(Conflict):
+    _msg_fmt = '%(what)s already exists.'
+
+
+class InvalidState(Conflict):
+    _msg_fmt = '%(reason)s'
+
+
+class NodeNotRetirable(Conflict):
+    _msg_fmt = ('Node %(node)s cannot be retired while in state '
+                '"%(state)s"; move it to "manageable" first.')
+
+
+class ConductorAlreadyRegistered(Conflict):
+    _msg_fmt = 'Conductor %(conductor)s already registered.'
+
+
+class NoFreeConductorWorker(TemporaryFailure):
+    _msg_fmt = 'Requested action cannot be performed due to lack of free conductor workers.'
+
+
+class NoValidHost(TemporaryFailure):
+    _msg_fmt = '%(reason)s'
+
+
+class HardwareError(BaremetalException):
+    """A BMC or device failed; the conductor turns it into last_error."""
+
+    _msg_fmt = '%(reason)s'
+
+
+class IPMIFailure(HardwareError):
+    _msg_fmt = 'IPMI call failed: %(cmd)s.'
+
+
+class RedfishError(HardwareError):
+    _msg_fmt = 'Redfish exception occurred. Error: %(error)s'
+
+
+class RedfishConnectionError(RedfishError):
+    _msg_fmt = 'Redfish connection failed for node %(node)s: %(error)s'
+
+
+class BMCConnectionError(HardwareError):
+    _msg_fmt = 'Cannot reach the BMC of node %(node)s: %(error)s'
+
+
+class StepConflict(BaremetalException):
+    """Two steps of one interface share a priority: refuse to start."""
+
+    _msg_fmt = '%(reason)s'
+
+
+class DriverLoadError(BaremetalException):
+    _msg_fmt = ('Driver, hardware type or interface %(driver)s could not '
+                'be loaded. Reason: %(reason)s.')
+
+
+class ConfigInvalid(BaremetalException):
+    _msg_fmt = 'Invalid configuration: %(error_msg)s'
+
+
+class CatalogNotFound(BaremetalException):
+    _msg_fmt = 'Not found.'

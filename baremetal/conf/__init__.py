@@ -1,0 +1,17 @@
+"""Configuration: one module per group, registered on the global CONF."""
+
+from oslo_config import cfg
+
+from baremetal.conf import api
+from baremetal.conf import conductor
+from baremetal.conf import database
+from baremetal.conf import default
+from baremetal.conf import deploy
+from baremetal.conf import ipmi
+from baremetal.conf import redfish
+
+CONF = cfg.CONF
+
+for _mod in (default, api, conductor, database, deploy, ipmi,
+             redfish):
+    _mod.register_opts(CONF)

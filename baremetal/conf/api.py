@@ -1,0 +1,33 @@
+"""[api] options: where the REST API listens and how it serves."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.HostAddressOpt('host_ip', default='127.0.0.1',
+                       help='Address the API listens on. The default '
+                            'keeps a noauth service on loopback.'),
+    cfg.PortOpt('port', default=6385, help='Port the API listens on.'),
+    cfg.IntOpt('max_limit', default=1000, min=1,
+               help='Largest page a collection returns; a larger limit '
+                    'is capped to it.'),
+    cfg.IntOpt('api_workers', default=64, min=1,
+               help='Threads serving HTTP requests. More threads help '
+                    'with many slow clients; each costs memory.'),
+    cfg.IntOpt('connection_limit', default=1024, min=1,
+               help='Open client connections accepted at once.'),
+    cfg.IntOpt('max_request_body_size', default=1048576 * 16, min=1024,
+               help='Bytes a request body may have; larger is 413.'),
+    cfg.StrOpt('public_endpoint',
+               help='Base URL put into links, if it differs from the '
+                    'URL clients reach (e.g. behind a proxy).'),
+    cfg.BoolOpt('enable_proxy_headers_parsing', default=False,
+                help='Honour X-Forwarded-* headers from a proxy.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts, group='api')
+
+
+def list_opts():
+    return opts

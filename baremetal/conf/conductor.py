@@ -1,0 +1,73 @@
+"""[conductor] options: heartbeats, periodic tasks, timeouts, workers."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt('heartbeat_interval', default=10, min=1,
+               help='Seconds between conductor heartbeats.'),
+    cfg.IntOpt('heartbeat_timeout', default=60, min=2,
+               help='Seconds after its last heartbeat that a conductor '
+                    'counts as dead and its nodes are taken over. Lower '
+                    'reacts faster to a crash; too low flaps on load.'),
+    cfg.IntOpt('sync_power_state_interval', default=60,
+               help='Seconds between power state syncs; 0 or less '
+                    'disables the sync.'),
+    cfg.IntOpt('power_state_sync_max_retries', default=3, min=1,
+               help='Failed power reads in a row before a node is put '
+                    'into maintenance.'),
+    cfg.IntOpt('sync_power_state_workers', default=8, min=1,
+               help='Power reads the sync runs at once.'),
+    cfg.IntOpt('check_provision_state_interval', default=60, min=1,
+               help='Seconds between checks for nodes stuck in a wait '
+                    'state past their callback timeout.'),
+    cfg.IntOpt('deploy_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "wait call-back" before '
+                    'it goes to "deploy failed". 0 disables.'),
+    cfg.IntOpt('clean_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "clean wait" before it '
+                    'goes to "clean failed". 0 disables.'),
+    cfg.IntOpt('inspect_wait_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "inspect wait". '
+                    '0 disables.'),
+    cfg.IntOpt('rescue_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "rescue wait". '
+                    '0 disables.'),
+    cfg.IntOpt('workers_pool_size', default=100, min=3,
+               help='Threads running long node work (steps, power '
+                    'actions). A tenth (at least 2) is kept back for '
+                    'periodic tasks so they never starve.'),
+    cfg.BoolOpt('automated_clean', default=True,
+                deprecated_name='clean_nodes',
+                deprecated_group='conductor',
+                help='Clean nodes on provide and after tear-down. A node '
+                     'whose own automated_clean is true is cleaned even '
+                     'when this is false.'),
+    cfg.MultiStrOpt('clean_step_priority_override', default=[],
+                    help='Override a clean step priority: '
+                         '"interface.step:priority", repeatable. 0 '
+                         'disables a step for automated cleaning.'),
+    cfg.MultiStrOpt('deploy_step_priority_override', default=[],
+                    help='Override a deploy step priority: '
+                         '"interface.step:priority", repeatable. 0 '
+                         'disables a step.'),
+    cfg.StrOpt('conductor_group', default='',
+               help='Group of this conductor; nodes with a matching '
+                    'conductor_group are managed only by its members.'),
+    cfg.IntOpt('hash_ring_replicas', default=64, min=1,
+               help='Points each conductor takes on the hash ring; more '
+                    'spreads nodes more evenly.'),
+    cfg.IntOpt('hash_ring_reset_interval', default=15, min=1,
+               help='Seconds a cached hash ring lives before it is '
+                    'rebuilt from the conductor list.'),
+    cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
+               help='Seconds a stopping conductor waits for running '
+                    'work before it hands its nodes back.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts, group='conductor')
+
+
+def list_opts():
+    return opts

@@ -1,0 +1,20 @@
+"""[database]: oslo.db's options, with the embedded default."""
+
+from oslo_config import cfg
+from oslo_db import options as db_options
+
+opts = [
+    cfg.BoolOpt('sqlite_synchronous_normal', default=True,
+                help='With SQLite, use WAL with synchronous=NORMAL: much '
+                     'faster writes; a power loss may lose the last '
+                     'transactions but never corrupts the database.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    db_options.set_defaults(conf)
+    conf.register_opts(opts, group='database')
+
+
+def list_opts():
+    return opts

@@ -1,0 +1,86 @@
+"""[DEFAULT] options: enabled drivers, auth, RPC transport, host."""
+
+import socket
+
+from oslo_config import cfg
+
+INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'inspect',
+                   'management', 'network', 'power', 'raid', 'rescue',
+                   'storage', 'vendor')
+
+_ENABLED_DEFAULTS = {
+    'bios': ['no-bios', 'fake', 'redfish'],
+    'boot': ['fake'],
+    'console': ['no-console', 'fake'],
+    'deploy': ['fake'],
+    'inspect': ['no-inspect', 'fake', 'redfish'],
+    'management': ['fake', 'noop', 'ipmitool', 'ipmi', 'redfish'],
+    'network': ['noop', 'flat'],
+    'power': ['fake', 'ipmitool', 'ipmi', 'redfish'],
+    'raid': ['no-raid', 'fake', 'redfish'],
+    'rescue': ['no-rescue', 'fake'],
+    'storage': ['noop', 'fake'],
+    'vendor': ['no-vendor', 'fake'],
+}
+
+
+def _iface_opts():
+    opts = []
+    for iface in INTERFACE_TYPES:
+        opts.append(cfg.ListOpt(
+            'enabled_%s_interfaces' % iface,
+            default=_ENABLED_DEFAULTS[iface],
+            help='%s interface implementations this service loads (entry '
+                 'point names in baremetal.hardware.interfaces.%s). A '
+                 'node may use only an enabled implementation; a missing '
+                 'or broken one stops start-up.' % (iface.capitalize(),
+                                                     iface)))
+        opts.append(cfg.StrOpt(
+            'default_%s_interface' % iface,
+            help='%s interface a new node gets when it names none. Unset: '
+                 'the first enabled one its hardware type supports.'
+                 % iface.capitalize()))
+    return opts
+
+
+opts = [
+    cfg.ListOpt('enabled_hardware_types',
+                default=['fake-hardware', 'manual-management', 'ipmi',
+                         'redfish'],
+                help='Hardware types this service loads (entry point names '
+                     'in baremetal.hardware.types).'),
+    cfg.StrOpt('auth_strategy', default='noauth',
+               choices=[('noauth', 'no authentication; only safe on '
+                         'loopback'),
+                        ('http_basic', 'HTTP basic auth against an Apache '
+                         'htpasswd file with bcrypt hashes'),
+                        ('keystone', 'keystonemiddleware auth_token')],
+               help='How API requests are authenticated.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/baremetal/htpasswd',
+               help='htpasswd file for auth_strategy=http_basic.'),
+    cfg.StrOpt('rpc_transport', default='none',
+               choices=[('none', 'API and conductor in one process, '
+                         'direct calls (baremetal-server)'),
+                        ('oslo', 'oslo.messaging over transport_url '
+                         '(baremetal-api + baremetal-conductor)')],
+               help='How the API reaches conductors.'),
+    cfg.StrOpt('host', default=socket.gethostname(),
+               sample_default='localhost',
+               help='Name of this conductor; must be unique among '
+                    'conductors sharing a database.'),
+    cfg.StrOpt('state_path', default='~/.local/state/baremetal',
+               help='Directory for state kept on disk (the default SQLite '
+                    'database of baremetal-server).'),
+    cfg.IntOpt('rpc_response_timeout_api', default=60, min=1,
+               help='Seconds the API waits for a conductor to answer an '
+                    'RPC call before answering 503.'),
+]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts + _iface_opts())
+
+
+def list_opts():
+    return opts + _iface_opts()

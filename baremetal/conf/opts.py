@@ -1,0 +1,25 @@
+"""``list_opts`` for oslo-config-generator (entry point ``baremetal``)."""
+
+from baremetal.conf import api
+from baremetal.conf import conductor
+from baremetal.conf import database
+from baremetal.conf import default
+from baremetal.conf import deploy
+from baremetal.conf import ipmi
+from baremetal.conf import redfish
+
+GROUP_MODULES = {
+    'DEFAULT': default,
+    'api': api,
+    'conductor': conductor,
+    'database': database,
+    'deploy': deploy,
+    'ipmi': ipmi,
+    'redfish': redfish,
+}
+
+
+def list_opts():
+    """Every option group of baremetal with its options."""
+    return [(group, mod.list_opts()) for group, mod in
+            GROUP_MODULES.items()]

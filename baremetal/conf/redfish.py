@@ -1,0 +1,13 @@
+"""[redfish] options (filled in with the redfish hardware type)."""
+
+from oslo_config import cfg
+
+opts: list[cfg.Opt] = []
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(opts, group='redfish')
+
+
+def list_opts():
+    return opts

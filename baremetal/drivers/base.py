@@ -1,0 +1,421 @@
+"""The driver contract: interface base classes and step decorators.
+
+Out-of-tree vendor packages build on this module.  Names follow Ironic's
+(``BaseInterface``, ``PowerInterface``, ``clean_step``, ``deploy_step``,
+``get_clean_steps``, ``execute_clean_step``...), so porting an Ironic
+interface is mechanical.  See doc/source/contributor/drivers.rst.
+"""
+
+import abc
+import dataclasses
+import inspect
+from typing import Any
+
+from baremetal.common import exception
+from baremetal.common import states
+
+STEP_KINDS = ('clean', 'deploy')
+
+# Tie-break between interfaces when two steps share a priority: earlier
+# in this list runs first.  Documented in the driver guide.
+INTERFACE_ORDER = ('power', 'management', 'deploy', 'bios', 'raid',
+                   'boot', 'console', 'inspect', 'network', 'rescue',
+                   'storage', 'vendor')
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """A step declared on an interface method by a decorator."""
+
+    kind: str
+    name: str
+    priority: int
+    abortable: bool = False
+    argsinfo: dict | None = None
+    requires_ramdisk: bool = False
+
+
+def _check_argsinfo(argsinfo: dict | None) -> None:
+    if argsinfo is None:
+        return
+    if not isinstance(argsinfo, dict):
+        raise ValueError('argsinfo must be a dictionary, got %r' % argsinfo)
+    for arg, info in argsinfo.items():
+        if not isinstance(info, dict):
+            raise ValueError('argsinfo[%r] must be a dictionary' % arg)
+        if 'description' not in info:
+            raise ValueError('argsinfo[%r] needs a description' % arg)
+        extra = set(info) - {'description', 'required'}
+        if extra:
+            raise ValueError('argsinfo[%r] has unknown keys %s'
+                             % (arg, sorted(extra)))
+        if not isinstance(info.get('required', False), bool):
+            raise ValueError('argsinfo[%r]["required"] must be a boolean'
+                             % arg)
+
+
+def _decorator(kind: str, priority: int, abortable: bool,
+               argsinfo: dict | None, requires_ramdisk: bool):
+    if not isinstance(priority, int) or isinstance(priority, bool) \
+            or priority < 0:
+        raise ValueError('%s step priority must be an integer >= 0, got %r'
+                         % (kind, priority))
+    if not isinstance(abortable, bool):
+        raise ValueError('abortable must be a boolean, got %r' % abortable)
+    _check_argsinfo(argsinfo)
+
+    def wrap(func):
+        steps = dict(getattr(func, '_baremetal_steps', {}))
+        steps[kind] = Step(kind=kind, name=func.__name__, priority=priority,
+                           abortable=abortable,
+                           argsinfo=dict(argsinfo) if argsinfo else None,
+                           requires_ramdisk=requires_ramdisk)
+        func._baremetal_steps = steps
+        return func
+    return wrap
+
+
+def clean_step(priority: int, abortable: bool = False,
+               argsinfo: dict | None = None,
+               requires_ramdisk: bool = True):
+    """Mark an interface method as a clean step.
+
+    :param priority: default priority; higher runs first, 0 means the
+        step runs only when an operator asks for it (manual cleaning).
+    :param abortable: whether ``abort`` may stop the step while the node
+        waits in ``clean wait``.
+    :param argsinfo: ``{arg: {'description': str, 'required': bool}}``
+        for the keyword arguments the step takes (manual cleaning).
+    The method is called as ``method(task, **args)`` and returns None when
+    finished or ``states.CLEANWAIT`` when it goes on asynchronously.
+    """
+    return _decorator('clean', priority, abortable, argsinfo,
+                      requires_ramdisk)
+
+
+def deploy_step(priority: int, argsinfo: dict | None = None,
+                requires_ramdisk: bool = False):
+    """Mark an interface method as a deploy step.
+
+    Returns None when finished or ``states.DEPLOYWAIT`` to wait.
+    """
+    return _decorator('deploy', priority, False, argsinfo, requires_ramdisk)
+
+
+def _collect_steps(cls) -> dict[str, dict[str, Step]]:
+    found: dict[str, dict[str, Step]] = {k: {} for k in STEP_KINDS}
+    for name, member in inspect.getmembers(cls, inspect.isfunction):
+        for kind, step in getattr(member, '_baremetal_steps', {}).items():
+            found[kind][name] = step
+    return found
+
+
+class BaseInterface(metaclass=abc.ABCMeta):
+    """Every hardware interface derives from this.
+
+    ``interface_type`` names the slot (``power``, ``deploy``...).  The
+    registry sets ``step_priorities`` after config is parsed to hold the
+    resolved priority of every step (operator overrides applied).
+    """
+
+    interface_type: str = 'base'
+    supported: bool = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._declared_steps = _collect_steps(cls)
+
+    def __init__(self) -> None:
+        self.step_priorities: dict[str, dict[str, int]] = {
+            kind: {name: step.priority for name, step in steps.items()}
+            for kind, steps in self._declared_steps.items()}
+
+    @abc.abstractmethod
+    def get_properties(self) -> dict[str, str]:
+        """driver_info keys this interface reads, with descriptions."""
+
+    @abc.abstractmethod
+    def validate(self, task) -> None:
+        """Raise ``InvalidParameterValue`` / ``MissingParameterValue``
+        when the node's driver_info does not let this interface work."""
+
+    # ---- steps ----
+    @classmethod
+    def declared_steps(cls, kind: str) -> dict[str, Step]:
+        return dict(cls._declared_steps[kind])
+
+    def _steps(self, kind: str) -> list[dict[str, Any]]:
+        out = []
+        for name, step in self._declared_steps[kind].items():
+            out.append({
+                'step': name,
+                'priority': self.step_priorities[kind][name],
+                'interface': self.interface_type,
+                'abortable': step.abortable,
+                'argsinfo': step.argsinfo,
+                'requires_ramdisk': step.requires_ramdisk,
+            })
+        return out
+
+    def get_clean_steps(self, task) -> list[dict[str, Any]]:
+        """Clean steps of this interface, priorities resolved."""
+        return self._steps('clean')
+
+    def get_deploy_steps(self, task) -> list[dict[str, Any]]:
+        """Deploy steps of this interface, priorities resolved."""
+        return self._steps('deploy')
+
+    def _execute(self, kind: str, task, step: dict) -> str | None:
+        name = step['step']
+        if name not in self._declared_steps[kind]:
+            raise exception.InvalidParameterValue(
+                err='%s interface has no %s step %s'
+                % (self.interface_type, kind, name))
+        return getattr(self, name)(task, **(step.get('args') or {}))
+
+    def execute_clean_step(self, task, step: dict) -> str | None:
+        """Run a clean step; None when done, CLEANWAIT when async."""
+        return self._execute('clean', task, step)
+
+    def execute_deploy_step(self, task, step: dict) -> str | None:
+        """Run a deploy step; None when done, DEPLOYWAIT when async."""
+        return self._execute('deploy', task, step)
+
+    def poll_step(self, task, step: dict) -> bool:
+        """Called periodically while the node waits on ``step`` of this
+        interface: return True when the step has finished, False to keep
+        waiting, raise to fail it.  Interfaces that report completion by
+        other means (``task.resume_steps()``) need not override this."""
+        return False
+
+    polls_steps = False  # set True when poll_step is implemented
+
+
+class PowerInterface(BaseInterface):
+    interface_type = 'power'
+
+    @abc.abstractmethod
+    def get_power_state(self, task) -> str:
+        """Current power state (``states.POWER_ON`` / ``POWER_OFF``)."""
+
+    @abc.abstractmethod
+    def set_power_state(self, task, power_state: str,
+                        timeout: int | None = None) -> None:
+        """Switch power; ``power_state`` is one of states.POWER_TARGETS
+        except reboots, which go to ``reboot``."""
+
+    @abc.abstractmethod
+    def reboot(self, task, timeout: int | None = None) -> None:
+        """Hard reboot the node."""
+
+    def get_supported_power_states(self, task) -> list[str]:
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
+
+
+class ManagementInterface(BaseInterface):
+    interface_type = 'management'
+
+    @abc.abstractmethod
+    def get_supported_boot_devices(self, task) -> list[str]:
+        """Boot devices the node can be set to."""
+
+    @abc.abstractmethod
+    def set_boot_device(self, task, device: str,
+                        persistent: bool = False) -> None:
+        """Set the boot device, once or persistently."""
+
+    @abc.abstractmethod
+    def get_boot_device(self, task) -> dict:
+        """``{'boot_device': str|None, 'persistent': bool|None}``."""
+
+    def get_sensors_data(self, task) -> dict:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='get_sensors_data')
+
+    def inject_nmi(self, task) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='inject_nmi')
+
+
+class DeployInterface(BaseInterface):
+    interface_type = 'deploy'
+
+    @abc.abstractmethod
+    def deploy(self, task) -> str | None:
+        """Main deploy step; implementations decorate it with
+        ``@deploy_step(priority=100)``."""
+
+    @abc.abstractmethod
+    def tear_down(self, task) -> str:
+        """Undo the deployment; returns states.DELETED."""
+
+    def prepare(self, task) -> None:
+        """Prepare the environment before the deploy steps run."""
+
+    def clean_up(self, task) -> None:
+        """Clean up after a deployment is torn down."""
+
+    def take_over(self, task) -> None:
+        """Called when this conductor takes an active node over."""
+
+    def prepare_cleaning(self, task) -> str | None:
+        """Prepare for cleaning; may return CLEANWAIT."""
+
+    def tear_down_cleaning(self, task) -> None:
+        """Tear down what prepare_cleaning set up."""
+
+    def heartbeat(self, task, callback_url: str | None,
+                  agent_version: str | None) -> None:
+        """An agent on the node reported in (POST /v1/heartbeat)."""
+
+
+class BootInterface(BaseInterface):
+    interface_type = 'boot'
+
+    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+        """Make the node boot a ramdisk."""
+
+    def clean_up_ramdisk(self, task) -> None:
+        """Undo prepare_ramdisk."""
+
+    def prepare_instance(self, task) -> None:
+        """Make the node boot the deployed instance."""
+
+    def clean_up_instance(self, task) -> None:
+        """Undo prepare_instance."""
+
+
+class ConsoleInterface(BaseInterface):
+    interface_type = 'console'
+
+    def start_console(self, task) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='console')
+
+    def stop_console(self, task) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='console')
+
+    def get_console(self, task) -> dict:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='console')
+
+
+class RescueInterface(BaseInterface):
+    interface_type = 'rescue'
+
+    def rescue(self, task) -> str | None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='rescue')
+
+    def unrescue(self, task) -> str | None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='rescue')
+
+    def clean_up(self, task) -> None:
+        """Remove rescue artefacts (tear-down from rescue states)."""
+
+
+class RAIDInterface(BaseInterface):
+    interface_type = 'raid'
+
+    def validate_raid_config(self, task, raid_config: dict) -> None:
+        """Raise InvalidParameterValue for a config this driver can't
+        build."""
+        if not isinstance(raid_config, dict) or \
+                not isinstance(raid_config.get('logical_disks'), list):
+            raise exception.InvalidParameterValue(
+                err='RAID config must hold a "logical_disks" list')
+
+    def get_logical_disk_properties(self) -> dict:
+        return {
+            'size_gb': 'Size in GiB (integer or "MAX"). Required.',
+            'raid_level': 'RAID level: 0, 1, 2, 5, 6, 1+0, 5+0, 6+0. '
+                          'Required.',
+            'is_root_volume': 'Whether this is the root volume. Optional.',
+            'volume_name': 'Name of the volume. Optional.',
+            'controller': 'Controller to use. Optional.',
+            'physical_disks': 'Physical disks to use. Optional.',
+        }
+
+
+class BIOSInterface(BaseInterface):
+    interface_type = 'bios'
+
+    def cache_bios_settings(self, task) -> list[dict] | None:
+        """Read the BIOS settings; return ``[{'name':, 'value':}, ...]``
+        for the conductor to store, or None if unsupported."""
+        return None
+
+
+class InspectInterface(BaseInterface):
+    interface_type = 'inspect'
+
+    @abc.abstractmethod
+    def inspect_hardware(self, task) -> str | None:
+        """Discover properties; return MANAGEABLE when done or
+        INSPECTWAIT when the result arrives later."""
+
+    def abort(self, task) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='abort inspection')
+
+
+class NetworkInterface(BaseInterface):
+    interface_type = 'network'
+
+    def vif_list(self, task) -> list[dict]:
+        return [{'id': v} for v in
+                task.node.driver_internal_info.get('vifs', [])]
+
+    def vif_attach(self, task, vif_info: dict) -> None:
+        info = task.node.driver_internal_info
+        vifs = list(info.get('vifs', []))
+        if vif_info['id'] not in vifs:
+            vifs.append(vif_info['id'])
+        info['vifs'] = vifs
+        task.node.driver_internal_info = info
+
+    def vif_detach(self, task, vif_id: str) -> None:
+        info = task.node.driver_internal_info
+        vifs = list(info.get('vifs', []))
+        if vif_id not in vifs:
+            raise exception.VifNotAttached(vif=vif_id, node=task.node.uuid)
+        vifs.remove(vif_id)
+        info['vifs'] = vifs
+        task.node.driver_internal_info = info
+
+
+class StorageInterface(BaseInterface):
+    interface_type = 'storage'
+
+    def attach_volumes(self, task) -> None:
+        """Attach the node's volume targets."""
+
+    def detach_volumes(self, task) -> None:
+        """Detach them."""
+
+    def should_write_image(self, task) -> bool:
+        return True
+
+
+class VendorInterface(BaseInterface):
+    interface_type = 'vendor'
+
+    def vendor_routes(self) -> dict:
+        """``{method: {'func':, 'http_methods':, 'async':, 'description':}}``"""
+        return {}
+
+    def driver_routes(self) -> dict:
+        return {}
+
+
+INTERFACE_CLASSES = {
+    'bios': BIOSInterface, 'boot': BootInterface,
+    'console': ConsoleInterface, 'deploy': DeployInterface,
+    'inspect': InspectInterface, 'management': ManagementInterface,
+    'network': NetworkInterface, 'power': PowerInterface,
+    'raid': RAIDInterface, 'rescue': RescueInterface,
+    'storage': StorageInterface, 'vendor': VendorInterface,
+}
+assert set(INTERFACE_CLASSES) == set(INTERFACE_ORDER)
