@@ -278,3 +278,8 @@ class ConfigInvalid(BaremetalException):
 
 class CatalogNotFound(BaremetalException):
     _msg_fmt = 'Not found.'
+
+
+class NodeIsRetired(Conflict):
+    _msg_fmt = ('The %(op)s operation can\'t be performed on node '
+                '%(node)s because it is retired; unset "retired" first.')

@@ -1,0 +1,121 @@
+"""Cleaning: automated (provide, tear-down) and manual (verb 'clean')."""
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.conductor import step_runner
+from baremetal.conductor import steps as steps_mod
+
+LOG = log.getLogger(__name__)
+
+
+def _done(task) -> None:
+    node = task.node
+    manual = node.target_provision_state == states.MANAGEABLE
+    try:
+        task.driver.deploy.tear_down_cleaning(task)
+    except Exception as e:
+        _fail(task, 'Failed to tear down cleaning on node %s: %s'
+              % (node.uuid, e), {})
+        return
+    node.driver_internal_info.pop('cleaning_manual', None)
+    if manual or node.retired:
+        # a retired node never becomes schedulable again by itself
+        task.process_event('manage')
+    else:
+        task.process_event('done')
+    LOG.info('Node %s: cleaning finished, now %s', node.uuid,
+             node.provision_state)
+
+
+def _fail(task, message: str, step: dict) -> None:
+    """Node -> CLEANFAIL, maintenance on with the reason; power is left
+    as it is so the operator can look at the node."""
+    node = task.node
+    LOG.error('Node %s: %s', node.uuid, message)
+    node.last_error = message
+    node.maintenance = True
+    node.maintenance_reason = message
+    node.fault = 'clean failure'
+    if step:
+        node.clean_step = step
+    try:
+        task.driver.deploy.tear_down_cleaning(task)
+    except Exception:
+        LOG.exception('Node %s: tear_down_cleaning failed after a '
+                      'cleaning failure', node.uuid)
+    if node.provision_state in (states.CLEANING, states.CLEANWAIT):
+        task.process_event('fail')
+
+
+KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
+                            on_done=_done, on_fail=_fail)
+
+
+def automated_clean_enabled(task) -> bool:
+    """[conductor]automated_clean, or the node's own True setting."""
+    return bool(task.conductor.conf.conductor.automated_clean
+                or task.node.automated_clean)
+
+
+def start(task, manual_steps: list[dict] | None = None) -> None:
+    """Worker: plan the steps and run them (node already CLEANING)."""
+    node = task.node
+    node.last_error = None
+    if manual_steps is None and not automated_clean_enabled(task):
+        LOG.info('Node %s: automated cleaning is disabled, skipping',
+                 node.uuid)
+        step_runner.clear_plan(task, KIND)
+        _done(task)
+        return
+    try:
+        if manual_steps is not None:
+            plan = steps_mod.resolve_requested(task, 'clean', manual_steps)
+        else:
+            plan = steps_mod.enabled_steps(task, 'clean')
+        task.driver.power.validate(task)
+        task.driver.deploy.validate(task)
+        prep = task.driver.deploy.prepare_cleaning(task)
+    except Exception as e:
+        _fail(task, 'Failed to prepare cleaning of node %s: %s'
+              % (node.uuid, e), {})
+        return
+    step_runner.set_plan(task, KIND, plan)
+    if manual_steps is not None:
+        node.driver_internal_info['cleaning_manual'] = True
+    if prep == states.CLEANWAIT:
+        # the ramdisk boots; its first heartbeat resumes at step 0
+        node.driver_internal_info[KIND.index_key] = -1
+        task.process_event('wait')
+        return
+    step_runner.run(task, KIND)
+
+
+def abort(task) -> None:
+    """Verb 'abort' on a node in CLEANWAIT."""
+    node = task.node
+    step = step_runner.current_step(task, KIND) or node.clean_step or {}
+    if step and not step.get('abortable'):
+        raise exception.InvalidState(
+            reason='Clean step %s.%s of node %s is not abortable; wait for '
+                   'it to finish' % (step.get('interface'),
+                                     step.get('step'), node.uuid))
+    msg = ('Clean operation aborted for node %s on step %s.%s'
+           % (node.uuid, step.get('interface'), step.get('step'))
+           if step else 'Clean operation aborted for node %s' % node.uuid)
+    node.last_error = msg
+    node.maintenance = True
+    node.maintenance_reason = msg
+    node.fault = 'clean failure'
+    task.process_event('abort')
+    task.spawn_after(_teardown_after_abort)
+
+
+def _teardown_after_abort(task) -> None:
+    try:
+        task.driver.deploy.tear_down_cleaning(task)
+    except Exception:
+        LOG.exception('Node %s: tear_down_cleaning failed after abort',
+                      task.node.uuid)
+    step_runner.clear_plan(task, KIND)

@@ -1,0 +1,105 @@
+"""Deployment (verbs 'active' and 'rebuild') and tear-down ('deleted')."""
+
+from oslo_log import log
+
+from baremetal.common import states
+from baremetal.conductor import cleaning
+from baremetal.conductor import step_runner
+from baremetal.conductor import steps as steps_mod
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+
+
+def _done(task) -> None:
+    node = task.node
+    node.deploy_step = {}
+    task.process_event('done')
+    LOG.info('Node %s: deployed', node.uuid)
+
+
+def _fail(task, message: str, step: dict) -> None:
+    node = task.node
+    LOG.error('Node %s: %s', node.uuid, message)
+    node.last_error = message
+    if step:
+        node.deploy_step = step
+    if node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT):
+        task.process_event('fail')
+
+
+KIND = step_runner.StepKind(name='deploy', wait_state=states.DEPLOYWAIT,
+                            on_done=_done, on_fail=_fail)
+
+
+def template_steps(task) -> list[dict]:
+    """Steps of deploy templates whose name is one of the node's traits."""
+    traits = db.traits_for_nodes([task.node.id]).get(task.node.id, [])
+    if not traits:
+        return []
+    tt = db.T['deploy_templates']
+    ts = db.T['deploy_template_steps']
+    with db.reader() as conn:
+        rows = conn.execute(
+            ts.select().join(tt, tt.c.id == ts.c.deploy_template_id)
+            .where(tt.c.name.in_(traits))).mappings().all()
+    return [{'interface': r['interface'], 'step': r['step'],
+             'args': r['args'] or {}, 'priority': r['priority']}
+            for r in rows]
+
+
+def start(task, configdrive=None, user_steps: list[dict] | None = None
+          ) -> None:
+    """Worker: node already DEPLOYING; plan and run the deploy steps."""
+    node = task.node
+    node.last_error = None
+    try:
+        if configdrive is not None:
+            node.instance_info['configdrive'] = configdrive
+        task.driver.power.validate(task)
+        task.driver.deploy.validate(task)
+        requested = template_steps(task) + list(user_steps or [])
+        extra = steps_mod.resolve_requested(task, 'deploy', requested)
+        plan = steps_mod.merge_deploy_steps(task, extra)
+        task.driver.deploy.prepare(task)
+    except Exception as e:
+        _fail(task, 'Failed to prepare deployment of node %s: %s'
+              % (node.uuid, e), {})
+        return
+    step_runner.set_plan(task, KIND, plan)
+    step_runner.run(task, KIND)
+
+
+def tear_down(task) -> None:
+    """Worker: node DELETING -> tear down -> CLEANING (or ERROR)."""
+    node = task.node
+    try:
+        task.driver.deploy.tear_down(task)
+        task.driver.deploy.clean_up(task)
+        if node.provision_state == states.DELETING:
+            try:
+                task.driver.rescue.clean_up(task)
+            except Exception:
+                LOG.debug('Node %s: rescue clean-up skipped', node.uuid)
+    except Exception as e:
+        msg = 'Error tearing down node %s: %s' % (node.uuid, e)
+        LOG.error(msg)
+        node.last_error = msg
+        task.process_event('error')
+        return
+    clear_instance(node)
+    step_runner.clear_plan(task, KIND)
+    node.last_error = None
+    task.process_event('clean')
+    cleaning.start(task)
+
+
+def clear_instance(node) -> None:
+    """Forget the workload: instance_uuid, instance_info and VIFs."""
+    node.instance_uuid = None
+    node.instance_info = {}
+    info = node.driver_internal_info
+    for key in ('vifs', 'deploy_boot_mode', 'is_whole_disk_image',
+                'root_uuid_or_disk_id'):
+        info.pop(key, None)
+    node.deploy_step = {}

@@ -1,0 +1,85 @@
+"""Which conductor owns a node: consistent hashing with replicas.
+
+One ring per (hardware type, conductor group), built from the live
+conductors recorded in the database.  Adding or removing a conductor
+moves only the nodes that hashed to it.
+"""
+
+import bisect
+import hashlib
+import threading
+import time
+
+from baremetal.common import exception
+from baremetal.db import api as db
+
+
+def _hash(key: str) -> int:
+    return int.from_bytes(hashlib.md5(key.encode(),
+                                      usedforsecurity=False).digest()[:8],
+                          'big')
+
+
+class HashRing:
+    """Consistent hash ring over a set of host names."""
+
+    def __init__(self, hosts, replicas: int = 64) -> None:
+        self.hosts = sorted(set(hosts))
+        points = sorted((_hash('%s-%d' % (h, r)), h)
+                        for h in self.hosts for r in range(replicas))
+        self._keys = [p[0] for p in points]
+        self._hosts = [p[1] for p in points]
+
+    def get_host(self, key: str) -> str:
+        if not self._keys:
+            raise exception.NoValidHost(reason='empty hash ring')
+        i = bisect.bisect(self._keys, _hash(key)) % len(self._keys)
+        return self._hosts[i]
+
+
+class RingManager:
+    """Rings from the conductors table, rebuilt every ``reset_interval``
+    seconds or on demand (``reset()``)."""
+
+    def __init__(self, conf) -> None:
+        self.conf = conf
+        self._lock = threading.Lock()
+        self._rings: dict[tuple[str, str], HashRing] | None = None
+        self._built = 0.0
+
+    def reset(self) -> None:
+        with self._lock:
+            self._rings = None
+
+    def rings(self) -> dict[tuple[str, str], HashRing]:
+        c = self.conf.conductor
+        now = time.monotonic()
+        with self._lock:
+            if self._rings is not None and \
+                    now - self._built < c.hash_ring_reset_interval:
+                return self._rings
+        live = db.live_conductors(c.heartbeat_timeout)
+        hosts: dict[tuple[str, str], set[str]] = {}
+        for cond in live:
+            for hw in cond['drivers'] or []:
+                hosts.setdefault((hw, cond['conductor_group'] or ''),
+                                 set()).add(cond['hostname'])
+        rings = {k: HashRing(v, c.hash_ring_replicas)
+                 for k, v in hosts.items()}
+        with self._lock:
+            self._rings = rings
+            self._built = now
+        return rings
+
+    def host_for(self, node_uuid: str, driver: str, group: str) -> str:
+        ring = self.rings().get((driver, (group or '').lower()))
+        if ring is None:
+            # the list may be stale: look once more before failing
+            self.reset()
+            ring = self.rings().get((driver, (group or '').lower()))
+        if ring is None:
+            raise exception.NoValidHost(
+                reason='No conductor service registered which supports '
+                       'driver %s for conductor group "%s".'
+                % (driver, group or ''))
+        return ring.get_host(node_uuid)

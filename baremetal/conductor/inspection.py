@@ -1,0 +1,34 @@
+"""Inspection (verb 'inspect')."""
+
+from oslo_log import log
+
+from baremetal.common import states
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+
+
+def start(task) -> None:
+    node = task.node
+    node.inspection_started_at = db.utcnow()
+    node.inspection_finished_at = None
+    node.last_error = None
+    try:
+        task.driver.inspect.validate(task)
+        result = task.driver.inspect.inspect_hardware(task)
+    except Exception as e:
+        node.last_error = 'Failed to inspect hardware. Reason: %s' % e
+        LOG.error('Node %s: %s', node.uuid, node.last_error)
+        task.process_event('fail')
+        return
+    if result == states.INSPECTWAIT:
+        task.process_event('wait')
+        return
+    node.inspection_finished_at = db.utcnow()
+    task.process_event('done')
+
+
+def abort(task) -> None:
+    task.driver.inspect.abort(task)
+    task.node.last_error = 'Inspection was aborted by request.'
+    task.process_event('abort')

@@ -1,0 +1,317 @@
+"""RPC entry points of the conductor: lock, check, hand off.
+
+Every method takes primitives (node UUID, dicts) and reloads the node
+under its lock.  Long work goes to a worker so the call returns at once.
+"""
+
+from typing import Any
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import state_machine
+from baremetal.common import states
+from baremetal.conductor import cleaning
+from baremetal.conductor import deployments
+from baremetal.conductor import inspection
+from baremetal.conductor import power
+from baremetal.conductor import rescuing
+from baremetal.conductor import retirement
+from baremetal.conductor import step_runner
+from baremetal.conductor import steps as steps_mod
+from baremetal.conductor import task_manager
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+
+RPC_API_VERSION = '1.0'
+
+
+def _check_protected(node, verb: str) -> None:
+    if node.protected and verb in ('deleted', 'rebuild'):
+        raise exception.NodeProtected(node=node.uuid)
+
+
+class ConductorManager:
+    """The methods the API calls (directly or over oslo.messaging)."""
+
+    target = None  # set by the RPC server
+
+    def __init__(self, conductor) -> None:
+        self.conductor = conductor
+
+    def _acquire(self, node_id, shared=False, purpose=''):
+        return task_manager.acquire(self.conductor, node_id, shared=shared,
+                                    purpose=purpose)
+
+    # ------------------------------------------------------ provisioning
+    def do_provisioning_action(self, context, node_id: str, action: str,
+                               params: dict | None = None) -> None:
+        params = params or {}
+        handler = getattr(self, '_verb_' + action, None)
+        if handler is None:
+            raise exception.InvalidParameterValue(
+                err='unknown provision action %s' % action)
+        with self._acquire(node_id, purpose='provision action ' + action
+                           ) as task:
+            node = task.node
+            event = states.VERBS[action]
+            if state_machine.next_state(node.provision_state, event) \
+                    is None:
+                raise exception.InvalidStateRequested(
+                    action=action, node=node.uuid,
+                    state=node.provision_state)
+            handler(task, **params)
+
+    def _verb_manage(self, task) -> None:
+        if task.node.provision_state == states.ENROLL:
+            task.process_event('manage', callback=rescuing.verify,
+                               last_error=None)
+        else:
+            task.process_event('manage', last_error=None)
+
+    def _verb_provide(self, task) -> None:
+        retirement.check_providable(task.node)
+        task.process_event('provide', callback=cleaning.start,
+                           last_error=None)
+
+    def _verb_clean(self, task, clean_steps=None) -> None:
+        requested = steps_mod.check_request_shape(clean_steps, 'clean')
+        task.process_event('clean', callback=cleaning.start,
+                           call_args=(requested,),
+                           target_state=states.MANAGEABLE, last_error=None)
+
+    def _verb_active(self, task, configdrive=None, deploy_steps=None
+                     ) -> None:
+        self._deploy(task, 'deploy', configdrive, deploy_steps)
+
+    def _verb_rebuild(self, task, configdrive=None, deploy_steps=None
+                      ) -> None:
+        _check_protected(task.node, 'rebuild')
+        self._deploy(task, 'rebuild', configdrive, deploy_steps)
+
+    def _deploy(self, task, event, configdrive, deploy_steps) -> None:
+        node = task.node
+        if node.maintenance:
+            raise exception.NodeInMaintenance(op='provisioning',
+                                              node=node.uuid)
+        user = (steps_mod.check_request_shape(deploy_steps, 'deploy',
+                                              require_priority=True)
+                if deploy_steps else [])
+        # an unknown step or bad args: 400 before anything changes
+        steps_mod.resolve_requested(task, 'deploy', user)
+        task.process_event(event, callback=deployments.start,
+                           call_args=(configdrive, user), last_error=None)
+
+    def _verb_deleted(self, task) -> None:
+        _check_protected(task.node, 'deleted')
+        task.process_event('deleted', callback=deployments.tear_down,
+                           last_error=None)
+
+    def _verb_inspect(self, task) -> None:
+        task.process_event('inspect', callback=inspection.start,
+                           last_error=None)
+
+    def _verb_adopt(self, task) -> None:
+        task.process_event('adopt', callback=rescuing.adopt,
+                           last_error=None)
+
+    def _verb_rescue(self, task, rescue_password=None,
+                     hashed=False) -> None:
+        if not rescue_password or not isinstance(rescue_password, str):
+            raise exception.MissingParameterValue(
+                err='A non-empty "rescue_password" is required for '
+                    'rescue')
+        task.process_event('rescue', callback=rescuing.rescue,
+                           call_args=(rescue_password,), last_error=None)
+
+    def _verb_unrescue(self, task) -> None:
+        task.process_event('unrescue', callback=rescuing.unrescue,
+                           last_error=None)
+
+    def _verb_abort(self, task) -> None:
+        state = task.node.provision_state
+        if state == states.CLEANWAIT:
+            cleaning.abort(task)
+        elif state == states.INSPECTWAIT:
+            inspection.abort(task)
+        elif state == states.RESCUEWAIT:
+            task.node.last_error = 'Rescue was aborted by request.'
+            task.process_event('abort')
+        else:
+            raise exception.InvalidStateRequested(
+                action='abort', node=task.node.uuid, state=state)
+
+    # ------------------------------------------------------------ power
+    def change_node_power_state(self, context, node_id: str,
+                                new_state: str,
+                                timeout: int | None = None) -> None:
+        with self._acquire(node_id, purpose='power ' + new_state) as task:
+            node = task.node
+            if node.provision_state in state_machine.POWER_REFUSED_STATES:
+                raise exception.InvalidState(
+                    reason='Node %s is in state "%s"; power actions are '
+                           'refused until cleaning ends or fails'
+                    % (node.uuid, node.provision_state))
+            supported = task.driver.power.get_supported_power_states(task)
+            if new_state not in supported:
+                raise exception.InvalidParameterValue(
+                    err='The requested power state "%s" is not supported '
+                        'by node %s; supported: %s'
+                    % (new_state, node.uuid, ', '.join(supported)))
+            task.driver.power.validate(task)
+            node.target_power_state = power.target_for(new_state)
+            node.last_error = None
+            task.spawn_after(power.change, new_state, timeout)
+
+    # -------------------------------------------------------- validation
+    def validate_driver_interfaces(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True, purpose='validate') as t:
+            out = {}
+            for it, iface in t.driver.interfaces.items():
+                try:
+                    iface.validate(t)
+                    out[it] = {'result': True}
+                except exception.UnsupportedDriverExtension as e:
+                    out[it] = {'result': False, 'reason': str(e)}
+                except Exception as e:
+                    out[it] = {'result': False, 'reason': str(e)}
+            return out
+
+    # -------------------------------------------------------- management
+    def set_boot_device(self, context, node_id: str, device: str,
+                        persistent: bool = False) -> None:
+        with self._acquire(node_id, purpose='set boot device') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+
+    def get_boot_device(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True,
+                           purpose='get boot device') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    def get_supported_boot_devices(self, context, node_id: str) -> list:
+        with self._acquire(node_id, shared=True,
+                           purpose='supported boot devices') as task:
+            return task.driver.management.get_supported_boot_devices(task)
+
+    def inject_nmi(self, context, node_id: str) -> None:
+        with self._acquire(node_id, purpose='inject nmi') as task:
+            task.driver.management.validate(task)
+            task.driver.management.inject_nmi(task)
+
+    def get_sensors_data(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True, purpose='sensors') as t:
+            return t.driver.management.get_sensors_data(t)
+
+    # ---------------------------------------------------- vifs, console
+    def vif_attach(self, context, node_id: str, vif_info: dict) -> None:
+        with self._acquire(node_id, purpose='attach vif') as task:
+            task.driver.network.vif_attach(task, vif_info)
+
+    def vif_detach(self, context, node_id: str, vif_id: str) -> None:
+        with self._acquire(node_id, purpose='detach vif') as task:
+            task.driver.network.vif_detach(task, vif_id)
+
+    def vif_list(self, context, node_id: str) -> list:
+        with self._acquire(node_id, shared=True, purpose='list vifs') as t:
+            return t.driver.network.vif_list(t)
+
+    def set_console_mode(self, context, node_id: str, enabled: bool
+                         ) -> None:
+        with self._acquire(node_id, purpose='console') as task:
+            task.driver.console.validate(task)
+            if enabled:
+                task.driver.console.start_console(task)
+            else:
+                task.driver.console.stop_console(task)
+            task.node.console_enabled = enabled
+
+    def get_console_information(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True, purpose='console') as t:
+            if not t.node.console_enabled:
+                raise exception.InvalidState(
+                    reason='Console access is not enabled on node %s'
+                    % t.node.uuid)
+            return t.driver.console.get_console(t)
+
+    # ------------------------------------------------------------ steps
+    def get_clean_steps(self, context, node_id: str,
+                        min_priority: int | None = None) -> list:
+        with self._acquire(node_id, shared=True, purpose='steps') as t:
+            return steps_mod.listing(t, 'clean', min_priority)
+
+    def heartbeat(self, context, node_id: str,
+                  callback_url: str | None = None,
+                  agent_version: str | None = None) -> None:
+        with self._acquire(node_id, purpose='heartbeat') as task:
+            info = task.node.driver_internal_info
+            info['agent_url'] = callback_url
+            info['agent_version'] = agent_version
+            info['agent_last_heartbeat'] = db.utcnow().isoformat()
+            task.driver.deploy.heartbeat(task, callback_url, agent_version)
+
+    def vendor_passthru(self, context, node_id: str, method: str,
+                        http_method: str, info: dict) -> Any:
+        with self._acquire(node_id, purpose='vendor passthru') as task:
+            routes = task.driver.vendor.vendor_routes()
+            route = routes.get(method)
+            if route is None:
+                raise exception.InvalidParameterValue(
+                    err='No handler for method %s' % method)
+            if http_method not in route['http_methods']:
+                raise exception.InvalidParameterValue(
+                    err='The method %s does not support HTTP %s'
+                    % (method, http_method))
+            task.driver.vendor.validate(task)
+            return route['func'](task, **(info or {}))
+
+    def get_vendor_passthru_methods(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True, purpose='vendor') as t:
+            return {name: {k: v for k, v in r.items() if k != 'func'}
+                    for name, r in t.driver.vendor.vendor_routes().items()}
+
+    def cache_bios_settings(self, context, node_id: str) -> None:
+        with self._acquire(node_id, purpose='bios') as task:
+            settings = task.driver.bios.cache_bios_settings(task)
+            if settings is not None:
+                db.replace_bios_settings(task.node.id, settings)
+
+    # ------------------------------------------------------------ drivers
+    def get_driver_properties(self, context, driver_name: str) -> dict:
+        reg = self.conductor.registry
+        hw = reg.hardware_types.get(driver_name)
+        if hw is None:
+            raise exception.DriverNotFound(driver_name=driver_name)
+        props = dict(hw.get_properties())
+        for it in reg.interfaces:
+            impl = reg.default_interface(driver_name, it)
+            if impl:
+                props.update(reg.interfaces[it][impl].get_properties())
+        return props
+
+    def get_raid_logical_disk_properties(self, context,
+                                         driver_name: str) -> dict:
+        reg = self.conductor.registry
+        if driver_name not in reg.hardware_types:
+            raise exception.DriverNotFound(driver_name=driver_name)
+        impl = reg.default_interface(driver_name, 'raid')
+        iface = reg.interfaces['raid'].get(impl)
+        if iface is None or impl == 'no-raid':
+            raise exception.UnsupportedDriverExtension(
+                driver=driver_name, extension='raid')
+        return iface.get_logical_disk_properties()
+
+    # --------------------------------------------------------- internal
+    def resume_steps(self, task, error: str | None = None) -> None:
+        kinds = {states.CLEANWAIT: cleaning.KIND,
+                 states.DEPLOYWAIT: deployments.KIND}
+        kind = kinds.get(task.node.provision_state)
+        if kind is None:
+            raise exception.InvalidStateRequested(
+                action='resume steps', node=task.node.uuid,
+                state=task.node.provision_state)
+        task.upgrade_lock()
+        step_runner.resume(task, kind, error)

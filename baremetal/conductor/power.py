@@ -1,0 +1,79 @@
+"""Power actions and the power state sync."""
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+
+LOG = log.getLogger(__name__)
+
+_REBOOTS = (states.REBOOT, states.SOFT_REBOOT)
+
+
+def change(task, new_state: str, timeout: int | None = None) -> None:
+    """Worker: switch power; target_power_state returns to None."""
+    node = task.node
+    try:
+        if new_state in _REBOOTS:
+            if new_state == states.SOFT_REBOOT:
+                task.driver.power.set_power_state(
+                    task, states.SOFT_REBOOT, timeout=timeout)
+            else:
+                task.driver.power.reboot(task, timeout=timeout)
+            node.power_state = states.POWER_ON
+        else:
+            task.driver.power.set_power_state(task, new_state,
+                                              timeout=timeout)
+            node.power_state = (states.POWER_OFF
+                                if new_state == states.SOFT_POWER_OFF
+                                else new_state)
+        node.last_error = None
+    except Exception as e:
+        node.last_error = ('Failed to change power state to "%s" by %s: %s'
+                           % (new_state, node.uuid, e))
+        LOG.error('Node %s: %s', node.uuid, node.last_error)
+        if not isinstance(e, exception.BaremetalException):
+            LOG.exception('Node %s: power driver raised', node.uuid)
+    finally:
+        node.target_power_state = None
+
+
+def target_for(new_state: str) -> str:
+    """What target_power_state shows while the change runs."""
+    if new_state in _REBOOTS:
+        return states.POWER_ON
+    if new_state == states.SOFT_POWER_OFF:
+        return states.POWER_OFF
+    return new_state
+
+
+def sync_one(task, failures: dict, max_retries: int) -> None:
+    """Read the node's power state; record it; after ``max_retries``
+    failures in a row put the node into maintenance."""
+    node = task.node
+    try:
+        actual = task.driver.power.get_power_state(task)
+    except Exception as e:
+        n = failures.get(node.uuid, 0) + 1
+        failures[node.uuid] = n
+        LOG.warning('Node %s: power state read failed (%d/%d): %s',
+                    node.uuid, n, max_retries, e)
+        if n >= max_retries:
+            task.upgrade_lock()
+            node = task.node
+            node.maintenance = True
+            node.fault = 'power failure'
+            node.maintenance_reason = (
+                'During sync_power_state, max retries exceeded for node '
+                '%s, node state %s does not match expected state. '
+                'Switching node to maintenance mode. Error: %s'
+                % (node.uuid, node.power_state, e))
+            node.power_state = None
+            failures.pop(node.uuid, None)
+        return
+    failures.pop(node.uuid, None)
+    if actual != node.power_state:
+        LOG.info('Node %s: power state is %s (database said %s); '
+                 'recording it', node.uuid, actual, node.power_state)
+        task.upgrade_lock()
+        task.node.power_state = actual

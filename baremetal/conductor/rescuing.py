@@ -1,0 +1,59 @@
+"""Rescue and unrescue; adoption and verification (small workflows that
+run one driver call and finish)."""
+
+from oslo_log import log
+
+from baremetal.common import states
+
+LOG = log.getLogger(__name__)
+
+
+def _one_call(task, call, what: str, wait_ok: bool = False) -> None:
+    node = task.node
+    try:
+        result = call(task)
+    except Exception as e:
+        node.last_error = '%s failed for node %s: %s' % (what, node.uuid, e)
+        LOG.error(node.last_error)
+        task.process_event('fail')
+        return
+    if wait_ok and result in (states.RESCUEWAIT,):
+        task.process_event('wait')
+        return
+    node.last_error = None
+    task.process_event('done')
+
+
+def rescue(task, rescue_password: str, hashed: bool = False) -> None:
+    task.node.instance_info['rescue_password'] = rescue_password
+    _one_call(task, task.driver.rescue.rescue, 'Rescue', wait_ok=True)
+
+
+def unrescue(task) -> None:
+    task.node.instance_info.pop('rescue_password', None)
+    _one_call(task, task.driver.rescue.unrescue, 'Unrescue')
+
+
+def adopt(task) -> None:
+    def call(t):
+        t.driver.power.validate(t)
+        t.driver.deploy.validate(t)
+        t.driver.deploy.take_over(t)
+    _one_call(task, call, 'Adoption')
+
+
+def verify(task) -> None:
+    """enroll -> verifying -> manageable: can we control its power?"""
+    node = task.node
+    try:
+        task.driver.power.validate(task)
+        task.driver.management.validate(task)
+        node.power_state = task.driver.power.get_power_state(task)
+    except Exception as e:
+        node.last_error = ('Failed to get power state for node %s. '
+                           'Error: %s' % (node.uuid, e))
+        LOG.error(node.last_error)
+        task.process_event('fail')
+        return
+    node.last_error = None
+    task.process_event('done')

@@ -1,0 +1,119 @@
+"""Runs a plan of steps for any kind (cleaning, deployment).
+
+A workflow declares a ``StepKind``: the node field showing the current
+step, the wait state, and what to do when all steps are done or one
+fails.  The plan and the position live in ``driver_internal_info``; the
+node is saved before each step starts, so a conductor taking the node
+over later knows where it was.
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+from oslo_log import log
+
+from baremetal.common import exception
+
+LOG = log.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class StepKind:
+    name: str                       # 'clean' or 'deploy'
+    wait_state: str                 # CLEANWAIT / DEPLOYWAIT
+    on_done: Callable               # on_done(task)
+    on_fail: Callable               # on_fail(task, message, step)
+
+    @property
+    def step_field(self) -> str:
+        return '%s_step' % self.name
+
+    @property
+    def steps_key(self) -> str:
+        return '%s_steps' % self.name
+
+    @property
+    def index_key(self) -> str:
+        return '%s_step_index' % self.name
+
+
+def set_plan(task, kind: StepKind, plan: list[dict]) -> None:
+    info = task.node.driver_internal_info
+    info[kind.steps_key] = plan
+    info[kind.index_key] = None
+    setattr(task.node, kind.step_field, {})
+
+
+def clear_plan(task, kind: StepKind) -> None:
+    info = task.node.driver_internal_info
+    info.pop(kind.steps_key, None)
+    info.pop(kind.index_key, None)
+    setattr(task.node, kind.step_field, {})
+
+
+def run(task, kind: StepKind, start: int = 0) -> None:
+    """Run the plan from index ``start``; returns when done, failed or
+    waiting.  Called in a worker holding the node's lock."""
+    node = task.node
+    info = node.driver_internal_info
+    plan = info.get(kind.steps_key) or []
+    for index in range(start, len(plan)):
+        step = plan[index]
+        info[kind.index_key] = index
+        setattr(node, kind.step_field, step)
+        node.save()
+        iface = task.driver.interfaces.get(step['interface'])
+        name = '%s.%s' % (step['interface'], step['step'])
+        LOG.debug('Node %s: %s step %s starting', node.uuid, kind.name,
+                  name)
+        try:
+            execute = getattr(iface, 'execute_%s_step' % kind.name)
+            result = execute(task, step)
+        except Exception as e:
+            if not isinstance(e, exception.BaremetalException):
+                LOG.exception('Node %s: %s step %s raised', node.uuid,
+                              kind.name, name)
+            msg = ('%s step %s failed on node %s: %s'
+                   % (kind.name.capitalize(), name, node.uuid, e))
+            kind.on_fail(task, msg, step)
+            return
+        if result == kind.wait_state:
+            LOG.info('Node %s: %s step %s continues asynchronously',
+                     node.uuid, kind.name, name)
+            task.process_event('wait')
+            return
+        if result is not None:
+            msg = ('%s step %s on node %s returned %r; expected None or '
+                   '%r' % (kind.name, name, node.uuid, result,
+                           kind.wait_state))
+            kind.on_fail(task, msg, step)
+            return
+    clear_plan(task, kind)
+    kind.on_done(task)
+
+
+def resume(task, kind: StepKind, error: str | None = None) -> None:
+    """The async step the node waited on finished: go on with the next
+    one in a worker (``error``: it failed)."""
+    node = task.node
+    info = node.driver_internal_info
+    index = info.get(kind.index_key)
+    plan = info.get(kind.steps_key) or []
+    step = plan[index] if index is not None and index < len(plan) else {}
+    task.process_event('resume')
+    if error:
+        name = '%s.%s' % (step.get('interface'), step.get('step'))
+        kind.on_fail(task, '%s step %s failed on node %s: %s'
+                     % (kind.name.capitalize(), name, node.uuid, error),
+                     step)
+        return
+    task.spawn_after(run, kind, (index or 0) + 1)
+
+
+def current_step(task, kind: StepKind) -> dict:
+    info = task.node.driver_internal_info
+    index = info.get(kind.index_key)
+    plan = info.get(kind.steps_key) or []
+    if index is None or index >= len(plan):
+        return {}
+    return plan[index]

@@ -1,0 +1,171 @@
+"""Node locks and the ``task`` every driver call receives.
+
+``acquire(conductor, node_id, shared=...)`` returns a context manager.
+An exclusive task holds ``node.reservation`` (one atomic UPDATE); leaving
+the ``with`` block saves pending node changes and drops the reservation
+in one UPDATE, unless work was handed to a worker with ``spawn_after``
+(or ``process_event(..., callback=...)``): the worker then owns the lock
+and releases it when it finishes.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import state_machine
+from baremetal.db import api as db
+from baremetal import objects
+
+LOG = log.getLogger(__name__)
+
+
+class TaskManager:
+    def __init__(self, conductor, node_id: Any, shared: bool = True,
+                 purpose: str = 'unspecified action',
+                 node_row: dict | None = None) -> None:
+        self.conductor = conductor
+        self.context = None
+        self.purpose = purpose
+        self.shared = shared
+        if node_row is not None:
+            row = node_row
+        elif shared:
+            row = db.get_node(node_id)
+        else:
+            row = db.reserve_node(conductor.host, node_id)
+        self.node = objects.Node(row)
+        self._spawn: tuple[Callable, tuple, dict] | None = None
+        self._ports: list | None = None
+        self.released = False
+        try:
+            self.driver = conductor.registry.driver_for(self.node)
+        except Exception:
+            self.release_resources(save=False)
+            raise
+
+    # ---- locks ----
+    def upgrade_lock(self) -> None:
+        """Turn a shared task into an exclusive one (re-reads the node)."""
+        if not self.shared:
+            return
+        pending = self.node.changes()
+        row = db.reserve_node(self.conductor.host, self.node.id)
+        self.node = objects.Node(row)
+        for k, v in pending.items():
+            setattr(self.node, k, v)
+        self.shared = False
+
+    def release_resources(self, save: bool = True) -> None:
+        if self.released:
+            return
+        self.released = True
+        if self.shared:
+            return
+        values = self.node.changes() if save else {}
+        if not db.release_node(self.conductor.host, self.node.id, values):
+            LOG.warning('Node %s: reservation by %s was already gone when '
+                        'releasing it after %s', self.node.uuid,
+                        self.conductor.host, self.purpose)
+        self.node._reset_tracking()
+
+    # ---- state machine ----
+    def process_event(self, event: str, callback: Callable | None = None,
+                      call_args: tuple = (), call_kwargs: dict | None = None,
+                      target_state: str | None = None,
+                      last_error: Any = ...) -> None:
+        """Advance the provision state machine; optionally spawn work."""
+        node = self.node
+        current = node.provision_state
+        new = state_machine.next_state(current, event)
+        if new is None:
+            raise exception.InvalidStateRequested(
+                action=event, node=node.uuid, state=current)
+        node.provision_state = new
+        if new in state_machine.STABLE_STATES:
+            node.target_provision_state = None
+        elif target_state is not None:
+            node.target_provision_state = target_state
+        elif not (event in state_machine.INTERNAL_EVENTS
+                  and node.target_provision_state):
+            node.target_provision_state = state_machine.target_of(new)
+        node.provision_updated_at = db.utcnow()
+        if last_error is not ...:
+            node.last_error = last_error
+        if callback is not None:
+            self.spawn_after(callback, *call_args, **(call_kwargs or {}))
+
+    def spawn_after(self, fn: Callable, *args, **kwargs) -> None:
+        """Run ``fn(self, *args, **kwargs)`` in a worker after the
+        ``with`` block; the worker then owns the lock."""
+        self._spawn = (fn, args, kwargs)
+
+    # ---- helpers for drivers ----
+    @property
+    def ports(self) -> list:
+        if self._ports is None:
+            self._ports = [objects.Port(r) for r in db.query(
+                db.PORTS, (db.PORTS.c.node_id == self.node.id,))]
+        return self._ports
+
+    def create_port(self, address: str, pxe_enabled: bool = True,
+                    extra: dict | None = None) -> None:
+        address = address.lower()
+        if any(p.address == address for p in self.ports):
+            return
+        try:
+            port = objects.Port.create({'address': address,
+                                        'node_id': self.node.id,
+                                        'pxe_enabled': pxe_enabled,
+                                        'extra': extra or {}})
+        except exception.MACAlreadyExists:
+            LOG.warning('Node %s: port %s already belongs to another node',
+                        self.node.uuid, address)
+            return
+        self.ports.append(port)
+
+    def resume_steps(self, error: str | None = None) -> None:
+        """A driver reports that the async step the node waits on ended
+        (``error`` set: it failed)."""
+        self.conductor.resume_steps(self, error)
+
+    # ---- context manager ----
+    def __enter__(self) -> 'TaskManager':
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None or self._spawn is None:
+            self.release_resources(save=exc_type is None)
+            return
+        fn, args, kwargs = self._spawn
+        self._spawn = None
+        # make the transition visible before the API answers 202
+        if not self.shared:
+            self.node.save()
+        try:
+            self.conductor.workers.submit(self._run, fn, args, kwargs)
+        except exception.NoFreeConductorWorker:
+            self.release_resources(save=False)
+            raise
+
+    def _run(self, fn, args, kwargs) -> None:
+        try:
+            fn(self, *args, **kwargs)
+        except Exception:
+            LOG.exception('Node %s: unexpected error in %s',
+                          self.node.uuid, self.purpose)
+        finally:
+            if self._spawn is not None:
+                # the worker chained more work: hand the lock on
+                fn2, args2, kwargs2 = self._spawn
+                self._spawn = None
+                self.node.save()
+                self._run(fn2, args2, kwargs2)
+            else:
+                self.release_resources()
+
+
+def acquire(conductor, node_id: Any, shared: bool = True,
+            purpose: str = 'unspecified action') -> TaskManager:
+    return TaskManager(conductor, node_id, shared=shared, purpose=purpose)

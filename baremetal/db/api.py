@@ -1,0 +1,467 @@
+"""Database access: every query baremetal runs, in SQLAlchemy Core.
+
+Rows cross this boundary as plain dicts.  Library errors are turned into
+baremetal exceptions here.  On SQLite (the embedded server) writes are
+serialised by a process lock, so concurrent workers never see "database
+is locked"; WAL lets readers run beside the writer.
+"""
+
+import contextlib
+import datetime
+import threading
+import uuid as uuidlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import sqlalchemy as sa
+from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import engines
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.db import models
+
+LOG = log.getLogger(__name__)
+
+T = models.TABLES
+NODES = T['nodes']
+PORTS = T['ports']
+PORTGROUPS = T['portgroups']
+TRAITS = T['node_traits']
+CONDUCTORS = T['conductors']
+HW_IFACES = T['conductor_hardware_interfaces']
+BIOS = T['bios_settings']
+
+_engine: sa.engine.Engine | None = None
+_write_lock: Any = contextlib.nullcontext()
+
+retry_on_deadlock = oslo_db_api.wrap_db_retry(
+    max_retries=5, retry_on_deadlock=True, inc_retry_interval=True,
+    max_retry_interval=0.5)
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def configure(url: str, synchronous_normal: bool = True,
+              max_pool_size: int = 20) -> sa.engine.Engine:
+    """Create the engine for ``url``; call once per process."""
+    global _engine, _write_lock
+    if url.startswith('sqlite'):
+        engine = engines.create_engine(url, sqlite_fk=False,
+                                       max_pool_size=None)
+
+        @sa.event.listens_for(engine, 'connect')
+        def _sqlite_pragmas(dbapi_conn, record):
+            cur = dbapi_conn.cursor()
+            if ':memory:' not in url and url != 'sqlite://':
+                cur.execute('PRAGMA journal_mode=WAL')
+            if synchronous_normal:
+                cur.execute('PRAGMA synchronous=NORMAL')
+            cur.execute('PRAGMA busy_timeout=30000')
+            cur.close()
+        _write_lock = threading.Lock()
+    else:
+        engine = engines.create_engine(url, max_pool_size=max_pool_size,
+                                       max_overflow=max_pool_size,
+                                       pool_timeout=30)
+        _write_lock = contextlib.nullcontext()
+    _engine = engine
+    return engine
+
+
+def engine() -> sa.engine.Engine:
+    if _engine is None:
+        raise RuntimeError('database not configured')
+    return _engine
+
+
+@contextlib.contextmanager
+def writer() -> Iterator[sa.engine.Connection]:
+    """A write transaction (serialised on SQLite)."""
+    with _write_lock:
+        with engine().begin() as conn:
+            yield conn
+
+
+@contextlib.contextmanager
+def reader() -> Iterator[sa.engine.Connection]:
+    with engine().connect() as conn:
+        yield conn
+
+
+def _new_uuid() -> str:
+    return str(uuidlib.uuid4())
+
+
+def is_uuid_like(value: Any) -> bool:
+    try:
+        return str(uuidlib.UUID(str(value))) == str(value).lower()
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def _ident_clause(table: sa.Table, ident: Any, by_name: bool = True):
+    if isinstance(ident, int):
+        return table.c.id == ident
+    if is_uuid_like(ident):
+        return table.c.uuid == str(ident).lower()
+    if by_name and 'name' in table.c:
+        return table.c.name == ident
+    return None
+
+
+def _cols(table: sa.Table, columns: Iterable[str] | None):
+    if not columns:
+        return [table]
+    return [table.c[c] for c in columns]
+
+
+# --------------------------------------------------------------- generic
+
+def create(table: sa.Table, values: dict) -> dict:
+    """Insert a row; translate unique violations into Conflict errors."""
+    values = dict(values)
+    if 'uuid' in table.c and not values.get('uuid'):
+        values['uuid'] = _new_uuid()
+    values.setdefault('created_at', utcnow())
+    try:
+        with writer() as conn:
+            res = conn.execute(table.insert().values(**values))
+            values['id'] = res.inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(table, values, e) from None
+    except db_exc.DBReferenceError as e:
+        raise exception.Invalid(reason=str(e)) from None
+    full = {c.name: None for c in table.c}
+    full.update(values)
+    return full
+
+
+def _duplicate(table: sa.Table, values: dict, err) -> Exception:
+    cols = set(err.columns or ())
+    name = table.name
+    if name == 'nodes':
+        if 'name' in cols or 'uniq_nodes0name' in cols:
+            return exception.DuplicateName(name=values.get('name'))
+        if 'instance_uuid' in cols or 'uniq_nodes0instance_uuid' in cols:
+            return exception.InstanceAssociated(
+                instance_uuid=values.get('instance_uuid'),
+                node=values.get('uuid'))
+        return exception.NodeAlreadyExists(uuid=values.get('uuid'))
+    if name == 'ports' and ('address' in cols or
+                            'uniq_ports0address' in cols):
+        return exception.MACAlreadyExists(mac=values.get('address'))
+    what = {'ports': 'Port', 'portgroups': 'Portgroup',
+            'chassis': 'Chassis', 'allocations': 'Allocation',
+            'deploy_templates': 'Deploy template',
+            'volume_connectors': 'Volume connector',
+            'volume_targets': 'Volume target',
+            'conductors': 'Conductor'}.get(name, name)
+    detail = ', '.join('%s=%s' % (c, values.get(c)) for c in sorted(cols)
+                       if c in values)
+    return exception.ResourceAlreadyExists(
+        what='%s with %s' % (what, detail or 'these values'))
+
+
+def get(table: sa.Table, ident: Any, not_found: type[Exception],
+        columns: Iterable[str] | None = None, **nf_kwargs) -> dict:
+    clause = _ident_clause(table, ident)
+    row = None
+    if clause is not None:
+        with reader() as conn:
+            row = conn.execute(sa.select(*_cols(table, columns))
+                               .where(clause)).mappings().first()
+    if row is None:
+        raise not_found(**nf_kwargs)
+    return dict(row)
+
+
+def update(table: sa.Table, row_id: int, values: dict,
+           where: Iterable = ()) -> int:
+    """UPDATE one row by id; returns the number of rows changed."""
+    values = dict(values)
+    values.setdefault('updated_at', utcnow())
+    try:
+        with writer() as conn:
+            res = conn.execute(table.update()
+                               .where(table.c.id == row_id, *where)
+                               .values(**values))
+            return res.rowcount
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(table, values, e) from None
+
+
+def delete(table: sa.Table, row_id: int) -> None:
+    with writer() as conn:
+        conn.execute(table.delete().where(table.c.id == row_id))
+
+
+def query(table: sa.Table, filters: Iterable = (), columns=None,
+          limit: int | None = None, marker: dict | None = None,
+          sort_key: str = 'id', sort_dir: str = 'asc') -> list[dict]:
+    """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
+    marker row holds the sort key's value and id of the previous page's
+    last row (keyset pagination, one query per page)."""
+    key = table.c[sort_key]
+    order = [key.asc() if sort_dir == 'asc' else key.desc()]
+    if sort_key != 'id':
+        order.append(table.c.id.asc() if sort_dir == 'asc'
+                     else table.c.id.desc())
+    stmt = sa.select(*_cols(table, columns)).where(*filters)
+    if marker is not None:
+        mval, mid = marker.get(sort_key), marker['id']
+        after = (lambda c, v: c > v) if sort_dir == 'asc' else \
+            (lambda c, v: c < v)
+        if sort_key == 'id':
+            stmt = stmt.where(after(table.c.id, mid))
+        elif mval is None:
+            # NULLs sort first ascending on sqlite/mysql, last on pg: keep
+            # it simple and correct by comparing on id among NULLs too
+            stmt = stmt.where(sa.or_(
+                key.is_not(None) if sort_dir == 'asc' else sa.false(),
+                sa.and_(key.is_(None), after(table.c.id, mid))))
+        else:
+            stmt = stmt.where(sa.or_(
+                after(key, mval),
+                sa.and_(key == mval, after(table.c.id, mid)),
+                (key.is_(None) if sort_dir == 'desc' else sa.false())))
+    stmt = stmt.order_by(*order)
+    if sort_key != 'id' and sort_dir == 'asc':
+        stmt = stmt.order_by(None).order_by(key.is_(None).desc(), *order)
+    elif sort_key != 'id':
+        stmt = stmt.order_by(None).order_by(key.is_(None).asc(), *order)
+    if limit:
+        stmt = stmt.limit(limit)
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(stmt).mappings()]
+
+
+def count(table: sa.Table, filters: Iterable = ()) -> int:
+    with reader() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(table)
+                            .where(*filters)).scalar_one()
+
+
+# ----------------------------------------------------------------- nodes
+
+def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
+    return get(NODES, ident, exception.NodeNotFound, columns, node=ident)
+
+
+def reserve_node(host: str, ident: Any) -> dict:
+    """Take the exclusive lock on a node: one atomic UPDATE."""
+    clause = _ident_clause(NODES, ident)
+    if clause is None:
+        raise exception.NodeNotFound(node=ident)
+    with writer() as conn:
+        res = conn.execute(NODES.update()
+                           .where(clause, NODES.c.reservation.is_(None))
+                           .values(reservation=host))
+        row = conn.execute(sa.select(NODES).where(clause)).mappings().first()
+    if row is None:
+        raise exception.NodeNotFound(node=ident)
+    if res.rowcount != 1:
+        raise exception.NodeLocked(node=row['uuid'] if
+                                   is_uuid_like(ident) else ident,
+                                   host=row['reservation'])
+    return dict(row)
+
+
+def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
+    """Drop our reservation (and save ``values`` in the same UPDATE)."""
+    vals = dict(values or {})
+    vals['reservation'] = None
+    vals.setdefault('updated_at', utcnow())
+    with writer() as conn:
+        res = conn.execute(NODES.update()
+                           .where(NODES.c.id == node_id,
+                                  NODES.c.reservation == host)
+                           .values(**vals))
+    return res.rowcount == 1
+
+
+def release_reservations_of(hosts: Iterable[str]) -> list[dict]:
+    """Clear reservations held by (dead) ``hosts``; return those nodes."""
+    hosts = list(hosts)
+    if not hosts:
+        return []
+    with writer() as conn:
+        rows = [dict(r) for r in conn.execute(
+            sa.select(NODES.c.id, NODES.c.uuid, NODES.c.reservation,
+                      NODES.c.provision_state)
+            .where(NODES.c.reservation.in_(hosts))).mappings()]
+        if rows:
+            conn.execute(NODES.update()
+                         .where(NODES.c.reservation.in_(hosts))
+                         .values(reservation=None))
+    return rows
+
+
+def destroy_node(node_id: int, where: Iterable = ()) -> int:
+    """Delete a node and everything hanging off it in one transaction."""
+    with writer() as conn:
+        res = conn.execute(NODES.delete().where(NODES.c.id == node_id,
+                                                *where))
+        if res.rowcount:
+            for t in (PORTS, PORTGROUPS, TRAITS, BIOS,
+                      T['volume_connectors'], T['volume_targets']):
+                conn.execute(t.delete().where(t.c.node_id == node_id))
+            conn.execute(T['allocations'].update()
+                         .where(T['allocations'].c.node_id == node_id)
+                         .values(node_id=None))
+        return res.rowcount
+
+
+def traits_for_nodes(node_ids: list[int]) -> dict[int, list[str]]:
+    """Traits of many nodes in one query."""
+    out: dict[int, list[str]] = {}
+    if not node_ids:
+        return out
+    with reader() as conn:
+        stmt = sa.select(TRAITS.c.node_id, TRAITS.c.trait)
+        if len(node_ids) < 5000:
+            stmt = stmt.where(TRAITS.c.node_id.in_(node_ids))
+        for nid, trait in conn.execute(stmt.order_by(TRAITS.c.trait)):
+            out.setdefault(nid, []).append(trait)
+    return out
+
+
+def set_node_traits(node_id: int, traits: list[str]) -> None:
+    now = utcnow()
+    with writer() as conn:
+        conn.execute(TRAITS.delete().where(TRAITS.c.node_id == node_id))
+        if traits:
+            conn.execute(TRAITS.insert(), [
+                {'node_id': node_id, 'trait': t, 'created_at': now}
+                for t in sorted(set(traits))])
+
+
+def add_node_trait(node_id: int, trait: str) -> None:
+    with writer() as conn:
+        exists = conn.execute(sa.select(TRAITS.c.trait).where(
+            TRAITS.c.node_id == node_id, TRAITS.c.trait == trait)).first()
+        if not exists:
+            conn.execute(TRAITS.insert().values(node_id=node_id, trait=trait,
+                                                created_at=utcnow()))
+
+
+def delete_node_trait(node_id: int, trait: str) -> int:
+    with writer() as conn:
+        return conn.execute(TRAITS.delete().where(
+            TRAITS.c.node_id == node_id, TRAITS.c.trait == trait)).rowcount
+
+
+# ------------------------------------------------------------ conductors
+
+def register_conductor(hostname: str, group: str,
+                       interfaces: list[dict]) -> dict:
+    """Register (or re-register) a conductor and what it offers."""
+    now = utcnow()
+    hw_types = sorted({i['hardware_type'] for i in interfaces})
+    with writer() as conn:
+        row = conn.execute(sa.select(CONDUCTORS).where(
+            CONDUCTORS.c.hostname == hostname)).mappings().first()
+        vals = {'online': True, 'conductor_group': group,
+                'drivers': hw_types, 'updated_at': now}
+        if row is None:
+            cid = conn.execute(CONDUCTORS.insert().values(
+                hostname=hostname, created_at=now, **vals)
+            ).inserted_primary_key[0]
+        else:
+            cid = row['id']
+            conn.execute(CONDUCTORS.update().where(CONDUCTORS.c.id == cid)
+                         .values(**vals))
+        conn.execute(HW_IFACES.delete().where(
+            HW_IFACES.c.conductor_id == cid))
+        if interfaces:
+            conn.execute(HW_IFACES.insert(), [
+                dict(i, conductor_id=cid, created_at=now)
+                for i in interfaces])
+    return {'id': cid, 'hostname': hostname}
+
+
+def touch_conductor(hostname: str) -> bool:
+    with writer() as conn:
+        res = conn.execute(CONDUCTORS.update()
+                           .where(CONDUCTORS.c.hostname == hostname)
+                           .values(updated_at=utcnow(), online=True))
+    return res.rowcount == 1
+
+
+def unregister_conductor(hostname: str) -> None:
+    with writer() as conn:
+        conn.execute(CONDUCTORS.update()
+                     .where(CONDUCTORS.c.hostname == hostname)
+                     .values(online=False, updated_at=utcnow()))
+
+
+def list_conductors() -> list[dict]:
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(CONDUCTORS).order_by(CONDUCTORS.c.hostname)
+        ).mappings()]
+
+
+def live_conductors(timeout: int) -> list[dict]:
+    limit = utcnow() - datetime.timedelta(seconds=timeout)
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(CONDUCTORS).where(CONDUCTORS.c.online.is_(True),
+                                        CONDUCTORS.c.updated_at >= limit)
+            .order_by(CONDUCTORS.c.hostname)).mappings()]
+
+
+def dead_conductor_hosts(timeout: int) -> list[str]:
+    limit = utcnow() - datetime.timedelta(seconds=timeout)
+    with reader() as conn:
+        return [r[0] for r in conn.execute(
+            sa.select(CONDUCTORS.c.hostname).where(sa.or_(
+                CONDUCTORS.c.online.is_(False),
+                CONDUCTORS.c.updated_at < limit)))]
+
+
+def hardware_interfaces(conductor_ids: list[int] | None = None
+                        ) -> list[dict]:
+    stmt = sa.select(HW_IFACES)
+    if conductor_ids is not None:
+        stmt = stmt.where(HW_IFACES.c.conductor_id.in_(conductor_ids))
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(stmt).mappings()]
+
+
+# ------------------------------------------------------------- periodics
+
+def nodes_in_states(provision_states: Iterable[str],
+                    columns: Iterable[str] = ('id', 'uuid', 'driver',
+                                              'conductor_group',
+                                              'provision_state',
+                                              'provision_updated_at',
+                                              'reservation', 'maintenance'),
+                    extra: Iterable = ()) -> list[dict]:
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(*[NODES.c[c] for c in columns]).where(
+                NODES.c.provision_state.in_(list(provision_states)),
+                *extra)).mappings()]
+
+
+def bios_settings(node_id: int) -> list[dict]:
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(BIOS).where(BIOS.c.node_id == node_id)
+            .order_by(BIOS.c.name)).mappings()]
+
+
+def replace_bios_settings(node_id: int, settings: list[dict]) -> None:
+    now = utcnow()
+    with writer() as conn:
+        conn.execute(BIOS.delete().where(BIOS.c.node_id == node_id))
+        if settings:
+            conn.execute(BIOS.insert(), [
+                {'node_id': node_id, 'name': s['name'],
+                 'value': None if s.get('value') is None
+                 else str(s['value']), 'created_at': now}
+                for s in settings])

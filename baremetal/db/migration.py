@@ -1,0 +1,53 @@
+"""Schema migrations (alembic): upgrade, version, create_schema."""
+
+import os
+
+import alembic.command
+import alembic.config
+import alembic.migration
+import sqlalchemy as sa
+
+from baremetal.db import models
+
+_SCRIPTS = os.path.join(os.path.dirname(__file__), 'migrations')
+
+
+def _config(connection) -> alembic.config.Config:
+    cfg = alembic.config.Config()
+    cfg.set_main_option('script_location', _SCRIPTS)
+    cfg.attributes['connection'] = connection
+    return cfg
+
+
+def upgrade(engine: sa.engine.Engine, revision: str = 'head') -> None:
+    """Bring the schema to ``revision`` (default: the newest)."""
+    with engine.begin() as conn:
+        alembic.command.upgrade(_config(conn), revision)
+
+
+def version(engine: sa.engine.Engine) -> str | None:
+    """The schema revision the database is at, None if never migrated."""
+    with engine.connect() as conn:
+        ctx = alembic.migration.MigrationContext.configure(conn)
+        return ctx.get_current_revision()
+
+
+def create_schema(engine: sa.engine.Engine) -> None:
+    """Create the schema from the models and stamp it at head.
+
+    Only for an empty database; existing databases use ``upgrade``.
+    """
+    with engine.begin() as conn:
+        if sa.inspect(conn).get_table_names():
+            raise RuntimeError('create_schema needs an empty database; '
+                               'use "upgrade" for an existing one')
+        models.Base.metadata.create_all(conn)
+        alembic.command.stamp(_config(conn), 'head')
+
+
+def revision(engine: sa.engine.Engine, message: str,
+             autogenerate: bool = True) -> None:
+    """Developer helper: write a new migration file."""
+    with engine.begin() as conn:
+        alembic.command.revision(_config(conn), message=message,
+                                 autogenerate=autogenerate)

@@ -1,0 +1,315 @@
+"""SQLAlchemy models: the schema the alembic migrations build."""
+
+import json
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+from sqlalchemy import types
+
+from baremetal.conf import default as default_conf
+
+
+class JSONText(types.TypeDecorator):
+    """A JSON document stored as text (portable across every backend)."""
+
+    impl = sa.Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        return json.dumps(value, separators=(',', ':'))
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        return json.loads(value)
+
+
+class Base(orm.DeclarativeBase):
+    pass
+
+
+def _ts():
+    return (sa.Column('created_at', sa.DateTime),
+            sa.Column('updated_at', sa.DateTime))
+
+
+INTERFACE_COLUMNS = tuple('%s_interface' % i
+                          for i in default_conf.INTERFACE_TYPES)
+
+
+class Conductor(Base):
+    __tablename__ = 'conductors'
+    __table_args__ = (sa.UniqueConstraint('hostname',
+                                          name='uniq_conductors0hostname'),)
+    id = sa.Column(sa.Integer, primary_key=True)
+    hostname = sa.Column(sa.String(255), nullable=False)
+    drivers = sa.Column(JSONText)
+    online = sa.Column(sa.Boolean, default=True, nullable=False)
+    conductor_group = sa.Column(sa.String(255), nullable=False,
+                                server_default='', default='')
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class ConductorHardwareInterface(Base):
+    __tablename__ = 'conductor_hardware_interfaces'
+    __table_args__ = (
+        sa.UniqueConstraint('conductor_id', 'hardware_type',
+                            'interface_type', 'interface_name',
+                            name='uniq_conductorhwifaces0'),)
+    id = sa.Column(sa.Integer, primary_key=True)
+    conductor_id = sa.Column(sa.Integer, sa.ForeignKey('conductors.id'),
+                             nullable=False)
+    hardware_type = sa.Column(sa.String(255), nullable=False)
+    interface_type = sa.Column(sa.String(16), nullable=False)
+    interface_name = sa.Column(sa.String(255), nullable=False)
+    default = sa.Column(sa.Boolean, default=False, nullable=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class Chassis(Base):
+    __tablename__ = 'chassis'
+    __table_args__ = (sa.UniqueConstraint('uuid', name='uniq_chassis0uuid'),)
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    description = sa.Column(sa.String(255))
+    extra = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class Node(Base):
+    __tablename__ = 'nodes'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
+        sa.UniqueConstraint('name', name='uniq_nodes0name'),
+        sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
+        sa.Index('nodes_provision_state_idx', 'provision_state'),
+        sa.Index('nodes_driver_idx', 'driver'),
+        sa.Index('nodes_reservation_idx', 'reservation'),
+        sa.Index('nodes_conductor_group_idx', 'conductor_group'),
+        sa.Index('nodes_resource_class_idx', 'resource_class'),
+        sa.Index('nodes_owner_idx', 'owner'),
+        sa.Index('nodes_lessee_idx', 'lessee'),
+        sa.Index('nodes_maintenance_idx', 'maintenance'),
+        sa.Index('nodes_fault_idx', 'fault'),
+        sa.Index('nodes_chassis_id_idx', 'chassis_id'),
+        sa.Index('nodes_conductor_affinity_idx', 'conductor_affinity'),
+        sa.Index('nodes_provision_updated_at_idx', 'provision_updated_at'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255))
+    description = sa.Column(sa.Text)
+    chassis_id = sa.Column(sa.Integer, sa.ForeignKey('chassis.id'))
+    driver = sa.Column(sa.String(255), nullable=False)
+    bios_interface = sa.Column(sa.String(255))
+    boot_interface = sa.Column(sa.String(255))
+    console_interface = sa.Column(sa.String(255))
+    deploy_interface = sa.Column(sa.String(255))
+    inspect_interface = sa.Column(sa.String(255))
+    management_interface = sa.Column(sa.String(255))
+    network_interface = sa.Column(sa.String(255))
+    power_interface = sa.Column(sa.String(255))
+    raid_interface = sa.Column(sa.String(255))
+    rescue_interface = sa.Column(sa.String(255))
+    storage_interface = sa.Column(sa.String(255))
+    vendor_interface = sa.Column(sa.String(255))
+    provision_state = sa.Column(sa.String(15))
+    target_provision_state = sa.Column(sa.String(15))
+    provision_updated_at = sa.Column(sa.DateTime)
+    power_state = sa.Column(sa.String(15))
+    target_power_state = sa.Column(sa.String(15))
+    maintenance = sa.Column(sa.Boolean, default=False, nullable=False)
+    maintenance_reason = sa.Column(sa.Text)
+    fault = sa.Column(sa.String(255))
+    last_error = sa.Column(sa.Text)
+    reservation = sa.Column(sa.String(255))
+    conductor_affinity = sa.Column(sa.Integer)
+    conductor_group = sa.Column(sa.String(255), nullable=False,
+                                server_default='', default='')
+    console_enabled = sa.Column(sa.Boolean, default=False, nullable=False)
+    driver_info = sa.Column(JSONText)
+    driver_internal_info = sa.Column(JSONText)
+    instance_info = sa.Column(JSONText)
+    instance_uuid = sa.Column(sa.String(36))
+    properties = sa.Column(JSONText)
+    extra = sa.Column(JSONText)
+    clean_step = sa.Column(JSONText)
+    deploy_step = sa.Column(JSONText)
+    raid_config = sa.Column(JSONText)
+    target_raid_config = sa.Column(JSONText)
+    resource_class = sa.Column(sa.String(80))
+    inspection_started_at = sa.Column(sa.DateTime)
+    inspection_finished_at = sa.Column(sa.DateTime)
+    automated_clean = sa.Column(sa.Boolean)
+    protected = sa.Column(sa.Boolean, default=False, nullable=False)
+    protected_reason = sa.Column(sa.Text)
+    owner = sa.Column(sa.String(255))
+    lessee = sa.Column(sa.String(255))
+    allocation_id = sa.Column(sa.Integer)
+    retired = sa.Column(sa.Boolean, default=False, server_default=sa.false())
+    retired_reason = sa.Column(sa.Text)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class NodeTrait(Base):
+    __tablename__ = 'node_traits'
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        primary_key=True, nullable=False)
+    trait = sa.Column(sa.String(255), primary_key=True, nullable=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+    __table_args__ = (sa.Index('node_traits_idx', 'trait'),)
+
+
+class Portgroup(Base):
+    __tablename__ = 'portgroups'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_portgroups0uuid'),
+        sa.UniqueConstraint('address', name='uniq_portgroups0address'),
+        sa.UniqueConstraint('name', name='uniq_portgroups0name'),
+        sa.Index('portgroups_node_id_idx', 'node_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255))
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'))
+    address = sa.Column(sa.String(18))
+    extra = sa.Column(JSONText)
+    internal_info = sa.Column(JSONText)
+    standalone_ports_supported = sa.Column(sa.Boolean, default=True)
+    mode = sa.Column(sa.String(255))
+    properties = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class Port(Base):
+    __tablename__ = 'ports'
+    __table_args__ = (
+        sa.UniqueConstraint('address', name='uniq_ports0address'),
+        sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
+        sa.Index('ports_node_id_idx', 'node_id'),
+        sa.Index('ports_portgroup_id_idx', 'portgroup_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    address = sa.Column(sa.String(18), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'))
+    portgroup_id = sa.Column(sa.Integer, sa.ForeignKey('portgroups.id'))
+    extra = sa.Column(JSONText)
+    local_link_connection = sa.Column(JSONText)
+    pxe_enabled = sa.Column(sa.Boolean, default=True)
+    internal_info = sa.Column(JSONText)
+    physical_network = sa.Column(sa.String(64))
+    is_smartnic = sa.Column(sa.Boolean, default=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class VolumeConnector(Base):
+    __tablename__ = 'volume_connectors'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_volumeconnectors0uuid'),
+        sa.UniqueConstraint('type', 'connector_id',
+                            name='uniq_volumeconnectors0type0connector_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'))
+    type = sa.Column(sa.String(32))
+    connector_id = sa.Column(sa.String(255))
+    extra = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class VolumeTarget(Base):
+    __tablename__ = 'volume_targets'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_volumetargets0uuid'),
+        sa.UniqueConstraint('node_id', 'boot_index',
+                            name='uniq_volumetargets0node_id0boot_index'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'))
+    volume_type = sa.Column(sa.String(64))
+    properties = sa.Column(JSONText)
+    boot_index = sa.Column(sa.Integer)
+    volume_id = sa.Column(sa.String(36))
+    extra = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class BIOSSetting(Base):
+    __tablename__ = 'bios_settings'
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        primary_key=True, nullable=False)
+    name = sa.Column(sa.String(255), primary_key=True, nullable=False)
+    value = sa.Column(sa.Text)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class Allocation(Base):
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_allocations0uuid'),
+        sa.UniqueConstraint('name', name='uniq_allocations0name'),
+        sa.Index('allocations_state_idx', 'state'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255))
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'))
+    state = sa.Column(sa.String(15), nullable=False)
+    owner = sa.Column(sa.String(255))
+    last_error = sa.Column(sa.Text)
+    resource_class = sa.Column(sa.String(80))
+    traits = sa.Column(JSONText)
+    candidate_nodes = sa.Column(JSONText)
+    extra = sa.Column(JSONText)
+    conductor_affinity = sa.Column(sa.Integer)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class DeployTemplate(Base):
+    __tablename__ = 'deploy_templates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_deploytemplates0uuid'),
+        sa.UniqueConstraint('name', name='uniq_deploytemplates0name'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36))
+    name = sa.Column(sa.String(255), nullable=False)
+    extra = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class DeployTemplateStep(Base):
+    __tablename__ = 'deploy_template_steps'
+    __table_args__ = (
+        sa.Index('deploy_template_id', 'deploy_template_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    deploy_template_id = sa.Column(sa.Integer,
+                                   sa.ForeignKey('deploy_templates.id'),
+                                   nullable=False)
+    interface = sa.Column(sa.String(255), nullable=False)
+    step = sa.Column(sa.String(255), nullable=False)
+    args = sa.Column(JSONText, nullable=False)
+    priority = sa.Column(sa.Integer, nullable=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+TABLES = Base.metadata.tables

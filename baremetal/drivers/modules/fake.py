@@ -1,0 +1,238 @@
+"""``fake`` implementations of every interface (fake-hardware).
+
+They touch no hardware; state lives in the node.  A node's driver_info
+can steer the fake steps, so every path of the step engine can be driven
+end to end:
+
+* ``fake_fail_steps``: list of ``"interface.step"`` that raise;
+* ``fake_async_steps``: list of ``"interface.step"`` that return the wait
+  state; ``POST /v1/heartbeat/{node}`` (or ``poll_step`` once
+  ``fake_async_done`` lists the step) finishes them.
+"""
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.drivers import base
+
+
+def _steer(task, kind: str, iface: str, step: str) -> str | None:
+    info = task.node.driver_info
+    name = '%s.%s' % (iface, step)
+    if name in (info.get('fake_fail_steps') or ()):
+        raise exception.HardwareError(
+            reason='fake failure of %s step %s (driver_info '
+                   'fake_fail_steps)' % (kind, name))
+    if name in (info.get('fake_async_steps') or ()):
+        return states.CLEANWAIT if kind == 'clean' else states.DEPLOYWAIT
+    return None
+
+
+class FakeBase:
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        pass
+
+    def poll_step(self, task, step):
+        done = task.node.driver_info.get('fake_async_done') or ()
+        return '%s.%s' % (step['interface'], step['step']) in done
+
+    polls_steps = True
+
+
+class FakePower(FakeBase, base.PowerInterface):
+    def get_power_state(self, task):
+        return task.node.power_state or states.POWER_OFF
+
+    def set_power_state(self, task, power_state, timeout=None):
+        if power_state not in (states.POWER_ON, states.POWER_OFF,
+                               states.SOFT_POWER_OFF):
+            raise exception.InvalidParameterValue(
+                err='fake power cannot go to %s' % power_state)
+        task.node.power_state = (states.POWER_OFF
+                                 if power_state == states.SOFT_POWER_OFF
+                                 else power_state)
+
+    def reboot(self, task, timeout=None):
+        task.node.power_state = states.POWER_ON
+
+    def get_supported_power_states(self, task):
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
+                states.SOFT_REBOOT, states.SOFT_POWER_OFF]
+
+
+class FakeManagement(FakeBase, base.ManagementInterface):
+    def get_supported_boot_devices(self, task):
+        return ['pxe', 'disk']
+
+    def set_boot_device(self, task, device, persistent=False):
+        if device not in self.get_supported_boot_devices(task):
+            raise exception.InvalidParameterValue(
+                err='Invalid boot device %s specified; supported: %s'
+                % (device, self.get_supported_boot_devices(task)))
+        info = task.node.driver_internal_info
+        info['fake_boot_device'] = {'boot_device': device,
+                                    'persistent': persistent}
+
+    def get_boot_device(self, task):
+        return task.node.driver_internal_info.get(
+            'fake_boot_device', {'boot_device': 'disk', 'persistent': True})
+
+    def get_sensors_data(self, task):
+        return {'Fake': {'FakeSensor': {'Sensor Reading': '1 RPM'}}}
+
+    def inject_nmi(self, task):
+        task.node.driver_internal_info['fake_nmi_count'] = \
+            task.node.driver_internal_info.get('fake_nmi_count', 0) + 1
+
+    @base.clean_step(priority=0, argsinfo={
+        'firmware_images': {'description': 'List of image URLs to apply',
+                            'required': True}})
+    def update_firmware(self, task, firmware_images):
+        """Pretend to flash firmware (a manual step with required args)."""
+        if not isinstance(firmware_images, list):
+            raise exception.InvalidParameterValue(
+                err='firmware_images must be a list')
+        task.node.driver_internal_info['fake_firmware'] = firmware_images
+        return _steer(task, 'clean', 'management', 'update_firmware')
+
+
+class FakeDeploy(FakeBase, base.DeployInterface):
+    """Deployment as four steps at distinct priorities (see docs)."""
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task):
+        return _steer(task, 'deploy', 'deploy', 'deploy')
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task):
+        return _steer(task, 'deploy', 'deploy', 'write_image')
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task):
+        return _steer(task, 'deploy', 'deploy', 'prepare_instance_boot')
+
+    @base.deploy_step(priority=20)
+    def boot_instance(self, task):
+        r = _steer(task, 'deploy', 'deploy', 'boot_instance')
+        if r is None:
+            task.node.power_state = states.POWER_ON
+        return r
+
+    def tear_down(self, task):
+        task.node.power_state = states.POWER_OFF
+        return states.DELETED
+
+    @base.clean_step(priority=99, abortable=False)
+    def erase_devices_metadata(self, task):
+        """Wipe partition tables and filesystem signatures."""
+        return _steer(task, 'clean', 'deploy', 'erase_devices_metadata')
+
+    @base.clean_step(priority=10, abortable=True)
+    def erase_devices(self, task):
+        """Erase every disk (abortable while it waits)."""
+        return _steer(task, 'clean', 'deploy', 'erase_devices')
+
+    def heartbeat(self, task, callback_url, agent_version):
+        if task.node.provision_state in (states.CLEANWAIT,
+                                         states.DEPLOYWAIT):
+            task.resume_steps()
+
+
+class FakeBoot(FakeBase, base.BootInterface):
+    pass
+
+
+class FakeConsole(FakeBase, base.ConsoleInterface):
+    def start_console(self, task):
+        pass
+
+    def stop_console(self, task):
+        pass
+
+    def get_console(self, task):
+        return {'type': 'shellinabox',
+                'url': 'http://127.0.0.1:4201/%s' % task.node.uuid}
+
+
+class FakeInspect(FakeBase, base.InspectInterface):
+    def inspect_hardware(self, task):
+        props = task.node.properties
+        props.update({'cpus': props.get('cpus', 2),
+                      'cpu_arch': props.get('cpu_arch', 'x86_64'),
+                      'memory_mb': props.get('memory_mb', 4096),
+                      'local_gb': props.get('local_gb', 10)})
+        if _steer(task, 'clean', 'inspect', 'inspect_hardware'):
+            return states.INSPECTWAIT
+        return states.MANAGEABLE
+
+    def abort(self, task):
+        pass
+
+
+class FakeRAID(FakeBase, base.RAIDInterface):
+    @base.clean_step(priority=0, argsinfo={
+        'create_root_volume': {'description': 'Create the root volume',
+                               'required': False},
+        'create_nonroot_volumes': {'description': 'Create other volumes',
+                                   'required': False}})
+    def create_configuration(self, task, create_root_volume=True,
+                             create_nonroot_volumes=True):
+        task.node.raid_config = task.node.target_raid_config or {}
+
+    @base.clean_step(priority=0)
+    def delete_configuration(self, task):
+        task.node.raid_config = {}
+
+
+class FakeBIOS(FakeBase, base.BIOSInterface):
+    def cache_bios_settings(self, task):
+        stored = task.node.driver_internal_info.get('fake_bios', {})
+        return [{'name': k, 'value': v} for k, v in sorted(stored.items())]
+
+    @base.clean_step(priority=0, argsinfo={
+        'settings': {'description': 'List of {"name", "value"} settings',
+                     'required': True}})
+    @base.deploy_step(priority=0, argsinfo={
+        'settings': {'description': 'List of {"name", "value"} settings',
+                     'required': True}})
+    def apply_configuration(self, task, settings):
+        if not isinstance(settings, list) or not all(
+                isinstance(s, dict) and 'name' in s for s in settings):
+            raise exception.InvalidParameterValue(
+                err='settings must be a list of {"name", "value"} objects')
+        stored = dict(task.node.driver_internal_info.get('fake_bios', {}))
+        stored.update({s['name']: s.get('value') for s in settings})
+        task.node.driver_internal_info['fake_bios'] = stored
+
+    @base.clean_step(priority=0)
+    @base.deploy_step(priority=0)
+    def factory_reset(self, task):
+        task.node.driver_internal_info['fake_bios'] = {}
+
+
+class FakeRescue(FakeBase, base.RescueInterface):
+    def rescue(self, task):
+        return states.RESCUE
+
+    def unrescue(self, task):
+        return states.ACTIVE
+
+
+class FakeStorage(FakeBase, base.StorageInterface):
+    pass
+
+
+class FakeVendor(FakeBase, base.VendorInterface):
+    def vendor_routes(self):
+        return {'first_method': {'func': self.first_method,
+                                 'http_methods': ['POST'], 'async': False,
+                                 'description': 'Echo the arguments',
+                                 'attach': False}}
+
+    def driver_routes(self):
+        return {}
+
+    def first_method(self, task, **kwargs):
+        return {'node': task.node.uuid, 'args': kwargs}

@@ -1,0 +1,103 @@
+"""Rows as domain objects with change tracking.
+
+A record wraps the dict a row came as.  Assigning an attribute marks it
+changed; JSON fields may also be mutated in place: ``save()`` compares
+them with their loaded form.  ``save()`` writes only what changed, in
+one UPDATE.
+"""
+
+import copy
+import json
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
+
+from baremetal.db import api as db
+
+
+class Record:
+    table: ClassVar[sa.Table]
+    json_fields: ClassVar[frozenset[str]] = frozenset()
+    not_found: ClassVar[type[Exception]]
+    not_found_key: ClassVar[str] = 'ident'
+
+    __slots__ = ('_data', '_changed', '_json_orig')
+
+    def __init__(self, data: dict) -> None:
+        object.__setattr__(self, '_data', data)
+        object.__setattr__(self, '_changed', set())
+        object.__setattr__(self, '_json_orig', {})
+
+    def __getattr__(self, name: str) -> Any:
+        data = object.__getattribute__(self, '_data')
+        try:
+            value = data[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        if name in self.json_fields:
+            orig = self._json_orig
+            if name not in orig:
+                orig[name] = json.dumps(value, sort_keys=True)
+            if value is None:
+                value = data[name] = {} if name not in (
+                    'clean_step', 'deploy_step', 'raid_config',
+                    'target_raid_config') else None
+                if value is None:
+                    return None
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self._data and name not in self.table.c:
+            raise AttributeError('%s has no field %s'
+                                 % (type(self).__name__, name))
+        self._data[name] = value
+        self._changed.add(name)
+
+    def as_dict(self) -> dict:
+        return dict(self._data)
+
+    def changes(self) -> dict:
+        out = {k: self._data[k] for k in self._changed}
+        for k, orig in self._json_orig.items():
+            if k not in out and json.dumps(self._data.get(k),
+                                           sort_keys=True) != orig:
+                out[k] = self._data[k]
+        return out
+
+    def _reset_tracking(self) -> None:
+        self._changed.clear()
+        self._json_orig.clear()
+
+    @classmethod
+    def get(cls, ident: Any, columns=None):
+        return cls(db.get(cls.table, ident, cls.not_found, columns,
+                          **{cls.not_found_key: ident}))
+
+    @classmethod
+    def create(cls, values: dict):
+        return cls(db.create(cls.table, values))
+
+    def save(self, where=()) -> int:
+        """Write the changed fields; returns rows updated (0 or 1)."""
+        changes = self.changes()
+        if not changes:
+            return 1
+        changes['updated_at'] = db.utcnow()
+        n = db.update(self.table, self._data['id'], changes, where)
+        if n:
+            self._data['updated_at'] = changes['updated_at']
+            self._reset_tracking()
+        return n
+
+    def refresh(self) -> None:
+        fresh = db.get(self.table, self._data['id'], self.not_found,
+                       **{self.not_found_key: self._data.get('uuid')})
+        self._data.clear()
+        self._data.update(fresh)
+        self._reset_tracking()
+
+    def destroy(self) -> None:
+        db.delete(self.table, self._data['id'])
+
+    def copy(self):
+        return type(self)(copy.deepcopy(self._data))

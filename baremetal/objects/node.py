@@ -1,0 +1,36 @@
+"""Node: the record every workflow acts on."""
+
+from baremetal.common import exception
+from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.objects import base
+
+JSON_FIELDS = frozenset(
+    c.name for c in models.Node.__table__.c
+    if isinstance(c.type, models.JSONText))
+
+
+class Node(base.Record):
+    table = db.NODES
+    json_fields = JSON_FIELDS
+    not_found = exception.NodeNotFound
+    not_found_key = 'node'
+    __slots__ = ()
+
+    def save_unlocked(self) -> None:
+        """Save only if no conductor holds the node (API updates)."""
+        if not self.save(where=(db.NODES.c.reservation.is_(None),)):
+            row = db.get_node(self._data['id'], ('reservation', 'uuid'))
+            if row['reservation']:
+                raise exception.NodeLocked(node=row['uuid'],
+                                           host=row['reservation'])
+            self.save()
+
+
+class Port(base.Record):
+    table = db.PORTS
+    json_fields = frozenset(('extra', 'local_link_connection',
+                             'internal_info'))
+    not_found = exception.PortNotFound
+    not_found_key = 'port'
+    __slots__ = ()
