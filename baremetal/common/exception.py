@@ -283,3 +283,8 @@ class CatalogNotFound(BaremetalException):
 class NodeIsRetired(Conflict):
     _msg_fmt = ('The %(op)s operation can\'t be performed on node '
                 '%(node)s because it is retired; unset "retired" first.')
+
+
+class NotAuthenticated(BaremetalException):
+    _msg_fmt = 'Authentication required.'
+    code = 401

@@ -17,7 +17,6 @@ from baremetal.conductor import inspection
 from baremetal.conductor import power
 from baremetal.conductor import rescuing
 from baremetal.conductor import retirement
-from baremetal.conductor import step_runner
 from baremetal.conductor import steps as steps_mod
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
@@ -303,15 +302,3 @@ class ConductorManager:
             raise exception.UnsupportedDriverExtension(
                 driver=driver_name, extension='raid')
         return iface.get_logical_disk_properties()
-
-    # --------------------------------------------------------- internal
-    def resume_steps(self, task, error: str | None = None) -> None:
-        kinds = {states.CLEANWAIT: cleaning.KIND,
-                 states.DEPLOYWAIT: deployments.KIND}
-        kind = kinds.get(task.node.provision_state)
-        if kind is None:
-            raise exception.InvalidStateRequested(
-                action='resume steps', node=task.node.uuid,
-                state=task.node.provision_state)
-        task.upgrade_lock()
-        step_runner.resume(task, kind, error)

@@ -59,6 +59,13 @@ opts = [
     cfg.IntOpt('hash_ring_reset_interval', default=15, min=1,
                help='Seconds a cached hash ring lives before it is '
                     'rebuilt from the conductor list.'),
+    cfg.IntOpt('async_step_poll_interval', default=10, min=1,
+               help='Seconds between asks to drivers whether the '
+                    'asynchronous step a node waits on has finished.'),
+    cfg.IntOpt('takeover_interval', default=10, min=1,
+               help='Seconds between checks for nodes left by dead '
+                    'conductors (and for this conductor\'s own nodes '
+                    'after a restart).'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for running '
                     'work before it hands its nodes back.'),

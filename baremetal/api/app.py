@@ -1,0 +1,121 @@
+"""The WSGI application: pecan, version negotiation, auth, dispatch.
+
+Every request goes through ``Dispatcher.dispatch``: negotiate the
+microversion, authenticate, match the route table, check version bounds
+and policy, call the handler, render JSON.  Errors of any kind become
+Ironic's error body via ``errors.render``.
+"""
+
+import json
+
+import pecan
+from oslo_log import log
+from oslo_middleware import http_proxy_to_wsgi
+
+from baremetal.api import auth
+from baremetal.api import errors
+from baremetal.api import routing
+from baremetal.api import request as api_request
+from baremetal.api import versions
+from baremetal.common import exception
+
+LOG = log.getLogger(__name__)
+
+_VERSION_HEADERS = {
+    'X-OpenStack-Ironic-API-Minimum-Version': versions.MIN_STRING,
+    'X-OpenStack-Ironic-API-Maximum-Version': versions.MAX_STRING,
+}
+
+_dumps = json.JSONEncoder(separators=(', ', ': '), default=str).encode
+
+
+def _load_controllers() -> None:
+    # importing registers the routes
+    from baremetal.api.controllers import root  # noqa: F401
+    from baremetal.api.controllers.v1 import load_all
+    load_all()
+
+
+class Dispatcher:
+    def __init__(self, conf, rpcapi) -> None:
+        self.conf = conf
+        self.rpcapi = rpcapi
+        self.public_endpoint = (conf.api.public_endpoint or '').rstrip('/')
+        self.max_body = conf.api.max_request_body_size
+
+    @pecan.expose()
+    def dispatch(self, *args, **kwargs):
+        req = pecan.request
+        resp = pecan.response
+        version = versions.MIN
+        try:
+            version = versions.parse(req.headers)
+            r, params = routing.match(req.method, req.path)
+            ctx = req.environ.get('baremetal.context')
+            if ctx is None and not r.public:
+                raise exception.NotAuthenticated(
+                    'Authentication is required')
+            host_url = self.public_endpoint or req.host_url
+            areq = api_request.Request(req, version, ctx, host_url)
+            areq.route = r
+            if not r.min_version <= version <= r.max_version:
+                raise exception.ResourceNotFound(
+                    'The resource could not be found.')
+            if req.content_length and req.content_length > self.max_body:
+                raise exception.TooLarge(
+                    reason='the body is %d bytes; the limit is %d'
+                    % (req.content_length, self.max_body))
+            result = r.handler(areq, **params)
+            status = areq.status or r.status
+            resp.status = status
+            for k, v in areq.response_headers.items():
+                resp.headers[k] = v
+            if status == 204 or result is None:
+                resp.body = b''
+                resp.content_type = None
+            else:
+                resp.content_type = 'application/json'
+                resp.body = _dumps(result).encode()
+        except routing.MethodNotAllowed as e:
+            resp.status = 405
+            resp.headers['Allow'] = ', '.join(e.allowed)
+            resp.content_type = 'application/json'
+            resp.body = errors.body(405, 'The method %s is not allowed for '
+                                         'this resource' % req.method)
+        except Exception as e:
+            status, body = errors.render(e)
+            resp.status = status
+            resp.content_type = 'application/json'
+            resp.body = body
+        resp.headers['X-OpenStack-Ironic-API-Version'] = '%d.%d' % (
+            versions.BASE, version)
+        resp.headers['OpenStack-API-Version'] = 'baremetal %d.%d' % (
+            versions.BASE, version)
+        resp.headers['Vary'] = ('OpenStack-API-Version, '
+                                'X-OpenStack-Ironic-API-Version')
+        resp.headers.update(_VERSION_HEADERS)
+        return resp
+
+
+class RootController:
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self._dispatcher = dispatcher
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        return self._dispatcher.dispatch, []
+
+
+def setup_app(conf, rpcapi):
+    """Build the WSGI app: pecan plus auth and proxy middleware."""
+    _load_controllers()
+    from baremetal.api import state as api_state
+    api_state.CONF = conf
+    api_state.RPC = rpcapi
+    app = pecan.Pecan(RootController(Dispatcher(conf, rpcapi)),
+                      force_canonical=False, guess_content_type_from_ext=False,
+                      use_context_locals=True)
+    app = auth.wrap(app, conf)
+    if conf.api.enable_proxy_headers_parsing:
+        app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    return app

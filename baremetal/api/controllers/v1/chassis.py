@@ -1,0 +1,89 @@
+"""/v1/chassis."""
+
+from baremetal.api import policy
+from baremetal.api import resource
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.db import api as db
+
+C = db.T['chassis']
+
+RES = resource.Resource(
+    name='chassis', singular='chassis', table=C,
+    fields=('uuid', 'description', 'extra', 'created_at', 'updated_at'),
+    list_fields=('uuid', 'description'), field_versions={},
+    not_found=exception.ChassisNotFound, not_found_key='chassis',
+    sort_keys=frozenset(('id', 'uuid', 'description', 'created_at',
+                         'updated_at')),
+    derive=lambda rows: (lambda r: {'extra': r.get('extra') or {}}),
+    sub_links=('nodes',))
+
+
+def _check(values: dict) -> dict:
+    if 'description' in values and values['description'] is not None and \
+            (not isinstance(values['description'], str) or
+             len(values['description']) > 255):
+        raise exception.InvalidParameterValue(
+            err='description must be a string of at most 255 characters')
+    if 'extra' in values:
+        if values['extra'] is not None and \
+                not isinstance(values['extra'], dict):
+            raise exception.InvalidParameterValue(
+                err='extra must be a JSON object')
+        values['extra'] = values['extra'] or {}
+    if 'uuid' in values and not db.is_uuid_like(values['uuid']):
+        raise exception.InvalidUUID(uuid=values['uuid'])
+    return values
+
+
+@route('GET', '/v1/chassis')
+def list_chassis(req):
+    return RES.list(req)
+
+
+@route('GET', '/v1/chassis/detail')
+def list_chassis_detail(req):
+    return RES.list(req, detail=True, path='chassis/detail')
+
+
+@route('GET', '/v1/chassis/{chassis}')
+def get_chassis(req, chassis):
+    return RES.show(req, chassis)
+
+
+@route('GET', '/v1/chassis/{chassis}/nodes')
+def chassis_nodes(req, chassis):
+    row = RES.get_row(req, chassis)
+    return nodes.list_nodes(req, False, [db.NODES.c.chassis_id ==
+                                         row['id']],
+                            resource='chassis/%s/nodes' % chassis)
+
+
+@route('POST', '/v1/chassis', status=201)
+def create_chassis(req):
+    policy.authorize(req, 'baremetal:chassis:create')
+    body = req.json_object()
+    RES.check_body(req, body, {'uuid', 'description', 'extra'})
+    return RES.created(req, db.create(C, _check(dict(body))))
+
+
+@route('PATCH', '/v1/chassis/{chassis}')
+def patch_chassis(req, chassis):
+    policy.authorize(req, 'baremetal:chassis:update')
+    row = RES.get_row(req, chassis)
+    changes = RES.patched(req, row)
+    if changes:
+        db.update(C, row['id'], _check(changes))
+        row = RES.get_row(req, row['uuid'])
+    return RES.render(req, [row], RES.visible(req.version))[0]
+
+
+@route('DELETE', '/v1/chassis/{chassis}', status=204)
+def delete_chassis(req, chassis):
+    policy.authorize(req, 'baremetal:chassis:delete')
+    row = RES.get_row(req, chassis)
+    if db.count(db.NODES, (db.NODES.c.chassis_id == row['id'],)):
+        raise exception.InvalidState(
+            reason='Chassis %s contains nodes.' % row['uuid'])
+    db.delete(C, row['id'])

@@ -1,0 +1,81 @@
+"""/v1/drivers: hardware types the live conductors offer."""
+
+from baremetal.api import collection
+from baremetal.api import hardware
+from baremetal.api import policy
+from baremetal.api import state
+from baremetal.api import versions
+from baremetal.api.routing import route
+from baremetal.common import exception
+
+
+def _view(req, name: str, detail: bool) -> dict:
+    out = {'name': name, 'hosts': hardware.hosts(name),
+           'links': req.links('drivers', name)}
+    if req.allows(versions.STATES_LINKS):
+        out['properties'] = req.links('drivers', name, 'properties')
+    if req.allows(versions.DYNAMIC_DRIVERS):
+        out['type'] = 'dynamic'
+        if detail:
+            ifaces = hardware.hardware_types()[name]
+            for it in hardware.INTERFACE_TYPES:
+                if it == 'storage' and not req.allows(
+                        versions.STORAGE_INTERFACE):
+                    continue
+                if it == 'rescue' and not req.allows(versions.RESCUE):
+                    continue
+                if it == 'bios' and not req.allows(versions.BIOS):
+                    continue
+                names, default = ifaces.get(it, ([], None))
+                out['default_%s_interface' % it] = default
+                out['enabled_%s_interfaces' % it] = list(names)
+    return out
+
+
+@route('GET', '/v1/drivers')
+def list_drivers(req):
+    policy.authorize(req, 'baremetal:driver:get')
+    dtype = req.params.get('type')
+    if dtype is not None and dtype not in ('classic', 'dynamic'):
+        raise exception.InvalidParameterValue(
+            err='type must be "classic" or "dynamic", got %r' % dtype)
+    detail = bool(collection.parse_bool('detail',
+                                        req.params.get('detail')))
+    names = [] if dtype == 'classic' else sorted(hardware.hardware_types())
+    return {'drivers': [_view(req, n, detail) for n in names]}
+
+
+def _known(name: str) -> None:
+    if name not in hardware.hardware_types():
+        raise exception.DriverNotFound(driver_name=name)
+
+
+@route('GET', '/v1/drivers/{name}')
+def get_driver(req, name):
+    policy.authorize(req, 'baremetal:driver:get')
+    _known(name)
+    return _view(req, name, True)
+
+
+@route('GET', '/v1/drivers/{name}/properties')
+def properties(req, name):
+    policy.authorize(req, 'baremetal:driver:get_properties')
+    _known(name)
+    return state.RPC.driver_call(req.context, name,
+                                 'get_driver_properties')
+
+
+@route('GET', '/v1/drivers/{name}/raid/logical_disk_properties',
+       min_version=versions.RAID)
+def raid_properties(req, name):
+    policy.authorize(req, 'baremetal:driver:get_properties')
+    _known(name)
+    return state.RPC.driver_call(req.context, name,
+                                 'get_raid_logical_disk_properties')
+
+
+@route('GET', '/v1/drivers/{name}/vendor_passthru/methods')
+def driver_vendor_methods(req, name):
+    policy.authorize(req, 'baremetal:driver:vendor_passthru')
+    _known(name)
+    return {}

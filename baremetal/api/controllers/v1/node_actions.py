@@ -1,0 +1,283 @@
+"""Per-node actions: validate, maintenance, management, VIFs, traits,
+BIOS, vendor passthru, clean steps."""
+
+import re
+
+from baremetal.api import collection
+from baremetal.api import policy
+from baremetal.api import state
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import node_view
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.db import api as db
+
+_TRAIT_RE = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
+_MAX_TRAITS = 50
+
+
+@route('GET', '/v1/nodes/{node}/validate')
+def validate(req, node):
+    policy.authorize(req, 'baremetal:node:validate')
+    row = nodes.get_row(req, node)
+    result = state.RPC.node_call(req.context, row,
+                                 'validate_driver_interfaces')
+    out = {}
+    for it, r in sorted(result.items()):
+        if it in ('storage',) and not req.allows(versions.STORAGE_INTERFACE):
+            continue
+        if it == 'rescue' and not req.allows(versions.RESCUE):
+            continue
+        if it == 'bios' and not req.allows(versions.BIOS):
+            continue
+        out[it] = {'result': r['result'], 'reason': r.get('reason')}
+    return out
+
+
+@route('PUT', '/v1/nodes/{node}/maintenance', status=202)
+def set_maintenance(req, node):
+    policy.authorize(req, 'baremetal:node:set_maintenance')
+    body = req.json() or {}
+    if not isinstance(body, dict):
+        raise exception.InvalidParameterValue(
+            err='the body must be a JSON object')
+    reason = body.get('reason')
+    if reason is not None and not isinstance(reason, str):
+        raise exception.InvalidParameterValue(err='reason must be a string')
+    obj = nodes.get_node(req, node)
+    obj.maintenance = True
+    obj.maintenance_reason = reason
+    obj.save_unlocked()
+    return None
+
+
+@route('DELETE', '/v1/nodes/{node}/maintenance', status=202)
+def clear_maintenance(req, node):
+    policy.authorize(req, 'baremetal:node:clear_maintenance')
+    obj = nodes.get_node(req, node)
+    obj.maintenance = False
+    obj.maintenance_reason = None
+    obj.fault = None
+    obj.save_unlocked()
+    return None
+
+
+@route('GET', '/v1/nodes/{node}/management/boot_device')
+def get_boot_device(req, node):
+    policy.authorize(req, 'baremetal:node:get_boot_device')
+    row = nodes.get_row(req, node)
+    return state.RPC.node_call(req.context, row, 'get_boot_device')
+
+
+@route('PUT', '/v1/nodes/{node}/management/boot_device', status=204)
+def set_boot_device(req, node):
+    policy.authorize(req, 'baremetal:node:set_boot_device')
+    p = req.params
+    body = req.json() or {}
+    device = body.get('boot_device', p.get('boot_device'))
+    persistent = collection.parse_bool(
+        'persistent', body.get('persistent', p.get('persistent'))) or False
+    if device not in states.BOOT_DEVICES:
+        raise exception.InvalidParameterValue(
+            err='Invalid boot device %r; valid: %s'
+            % (device, ', '.join(states.BOOT_DEVICES)))
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'set_boot_device', device=device,
+                        persistent=persistent)
+    return None
+
+
+@route('GET', '/v1/nodes/{node}/management/boot_device/supported')
+def supported_boot_devices(req, node):
+    policy.authorize(req, 'baremetal:node:get_supported_boot_devices')
+    row = nodes.get_row(req, node)
+    return {'supported_boot_devices': state.RPC.node_call(
+        req.context, row, 'get_supported_boot_devices')}
+
+
+@route('PUT', '/v1/nodes/{node}/management/inject_nmi', status=204,
+       min_version=versions.INJECT_NMI)
+def inject_nmi(req, node):
+    policy.authorize(req, 'baremetal:node:inject_nmi')
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'inject_nmi')
+    return None
+
+
+# ------------------------------------------------------------------ VIFs
+@route('GET', '/v1/nodes/{node}/vifs', min_version=versions.VIFS)
+def list_vifs(req, node):
+    policy.authorize(req, 'baremetal:node:vif:list')
+    row = nodes.get_row(req, node)
+    return {'vifs': state.RPC.node_call(req.context, row, 'vif_list')}
+
+
+@route('POST', '/v1/nodes/{node}/vifs', status=204,
+       min_version=versions.VIFS)
+def attach_vif(req, node):
+    policy.authorize(req, 'baremetal:node:vif:attach')
+    body = req.json_object()
+    if not isinstance(body.get('id'), str) or not body['id']:
+        raise exception.MissingParameterValue(
+            err='VIF "id" (a string) is required')
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'vif_attach', vif_info=body)
+    return None
+
+
+@route('DELETE', '/v1/nodes/{node}/vifs/{vif}', status=204,
+       min_version=versions.VIFS)
+def detach_vif(req, node, vif):
+    policy.authorize(req, 'baremetal:node:vif:detach')
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'vif_detach', vif_id=vif)
+    return None
+
+
+# ---------------------------------------------------------------- traits
+def _check_trait(trait) -> None:
+    if not isinstance(trait, str) or len(trait) > 255 or \
+            not _TRAIT_RE.match(trait):
+        raise exception.InvalidParameterValue(
+            err='Invalid trait %r: a standard trait (upper case) or one '
+                'starting with CUSTOM_ (A-Z, 0-9, _)' % (trait,))
+
+
+@route('GET', '/v1/nodes/{node}/traits', min_version=versions.TRAITS)
+def list_traits(req, node):
+    policy.authorize(req, 'baremetal:node:traits:list')
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return {'traits': db.traits_for_nodes([row['id']]).get(row['id'], [])}
+
+
+def _locked_check(row) -> None:
+    if row.get('reservation'):
+        raise exception.NodeLocked(node=row['uuid'],
+                                   host=row['reservation'])
+
+
+@route('PUT', '/v1/nodes/{node}/traits', status=204,
+       min_version=versions.TRAITS)
+def set_traits(req, node):
+    policy.authorize(req, 'baremetal:node:traits:set')
+    body = req.json_object()
+    traits = body.get('traits')
+    if not isinstance(traits, list):
+        raise exception.InvalidParameterValue(
+            err='"traits" must be a list')
+    for t in traits:
+        _check_trait(t)
+    if len(set(traits)) > _MAX_TRAITS:
+        raise exception.InvalidParameterValue(
+            err='A node may have at most %d traits' % _MAX_TRAITS)
+    row = nodes.get_row(req, node)
+    _locked_check(row)
+    db.set_node_traits(row['id'], traits)
+    return None
+
+
+@route('PUT', '/v1/nodes/{node}/traits/{trait}', status=204,
+       min_version=versions.TRAITS)
+def add_trait(req, node, trait):
+    policy.authorize(req, 'baremetal:node:traits:set')
+    _check_trait(trait)
+    row = nodes.get_row(req, node)
+    _locked_check(row)
+    have = db.traits_for_nodes([row['id']]).get(row['id'], [])
+    if trait not in have and len(have) >= _MAX_TRAITS:
+        raise exception.InvalidParameterValue(
+            err='A node may have at most %d traits' % _MAX_TRAITS)
+    db.add_node_trait(row['id'], trait)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'traits', trait)['href']
+    return None
+
+
+@route('DELETE', '/v1/nodes/{node}/traits', status=204,
+       min_version=versions.TRAITS)
+def delete_traits(req, node):
+    policy.authorize(req, 'baremetal:node:traits:delete')
+    row = nodes.get_row(req, node)
+    _locked_check(row)
+    db.set_node_traits(row['id'], [])
+    return None
+
+
+@route('DELETE', '/v1/nodes/{node}/traits/{trait}', status=204,
+       min_version=versions.TRAITS)
+def delete_trait(req, node, trait):
+    policy.authorize(req, 'baremetal:node:traits:delete')
+    row = nodes.get_row(req, node)
+    _locked_check(row)
+    if not db.delete_node_trait(row['id'], trait):
+        raise exception.NodeTraitNotFound(node_id=row['uuid'], trait=trait)
+    return None
+
+
+# ------------------------------------------------------------------ BIOS
+def _bios_view(req, node_uuid: str, s: dict) -> dict:
+    return {'name': s['name'], 'value': s['value'],
+            'created_at': node_view.iso(s['created_at']),
+            'updated_at': node_view.iso(s['updated_at']),
+            'links': req.links('nodes', node_uuid, 'bios', s['name'])}
+
+
+@route('GET', '/v1/nodes/{node}/bios', min_version=versions.BIOS)
+def list_bios(req, node):
+    policy.authorize(req, 'baremetal:node:bios:get')
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return {'bios': [_bios_view(req, row['uuid'], s)
+                     for s in db.bios_settings(row['id'])]}
+
+
+@route('GET', '/v1/nodes/{node}/bios/{name}', min_version=versions.BIOS)
+def get_bios(req, node, name):
+    policy.authorize(req, 'baremetal:node:bios:get')
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    for s in db.bios_settings(row['id']):
+        if s['name'] == name:
+            return {name: _bios_view(req, row['uuid'], s)}
+    raise exception.ResourceNotFound(
+        'BIOS setting %s of node %s could not be found' % (name,
+                                                          row['uuid']))
+
+
+# -------------------------------------------------------- vendor passthru
+@route('GET', '/v1/nodes/{node}/vendor_passthru/methods')
+def vendor_methods(req, node):
+    policy.authorize(req, 'baremetal:node:vendor_passthru')
+    row = nodes.get_row(req, node)
+    return state.RPC.node_call(req.context, row,
+                               'get_vendor_passthru_methods')
+
+
+def _passthru(req, node):
+    policy.authorize(req, 'baremetal:node:vendor_passthru')
+    method = req.params.get('method')
+    if not method:
+        raise exception.MissingParameterValue(
+            err='Method not specified')
+    row = nodes.get_row(req, node)
+    info = req.json() if req.raw.body else {}
+    return state.RPC.node_call(req.context, row, 'vendor_passthru',
+                               method=method, http_method=req.method,
+                               info=info or {})
+
+
+for _m in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):
+    route(_m, '/v1/nodes/{node}/vendor_passthru')(_passthru)
+
+
+# ------------------------------------------------------------ clean steps
+@route('GET', '/v1/nodes/{node}/cleaning/steps',
+       min_version=versions.MANUAL_CLEAN)
+def clean_steps(req, node):
+    policy.authorize(req, 'baremetal:node:clean_steps:get')
+    minp = collection.parse_int('min_priority',
+                                req.params.get('min_priority'), 0)
+    row = nodes.get_row(req, node)
+    return {'steps': state.RPC.node_call(req.context, row,
+                                         'get_clean_steps',
+                                         min_priority=minp)}

@@ -1,0 +1,233 @@
+"""/v1/nodes/{node}/states: provision, power, raid, console."""
+
+from baremetal.api import collection
+from baremetal.api import policy
+from baremetal.api import state
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import node_view
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.common import state_machine
+from baremetal.common import states
+from baremetal.conductor import retirement
+from baremetal.conductor import steps as steps_mod
+from baremetal import objects
+
+# verb -> the body keys it accepts besides "target"
+_VERB_ARGS = {
+    'active': {'configdrive', 'deploy_steps'},
+    'rebuild': {'configdrive', 'deploy_steps'},
+    'clean': {'clean_steps'},
+    'rescue': {'rescue_password'},
+}
+
+
+@route('GET', '/v1/nodes/{node}/states')
+def get_states(req, node):
+    row = nodes.get_row(req, node)
+    out = {}
+    for f in ('console_enabled', 'last_error', 'power_state',
+              'provision_state', 'provision_updated_at',
+              'target_power_state', 'target_provision_state'):
+        out[f] = row[f]
+    out['console_enabled'] = bool(row['console_enabled'])
+    out['provision_updated_at'] = node_view.iso(row['provision_updated_at'])
+    if out['provision_state'] == states.AVAILABLE and not req.allows(
+            versions.AVAILABLE_STATE):
+        out['provision_state'] = None
+    if req.allows(versions.RAID):
+        out['raid_config'] = row['raid_config'] or {}
+        out['target_raid_config'] = row['target_raid_config'] or {}
+    return out
+
+
+def _check_configdrive(req, verb: str, cd) -> None:
+    if cd is None:
+        return
+    if verb == 'rebuild' and not req.allows(versions.REBUILD_CONFIGDRIVE):
+        raise exception.NotAcceptable(
+            reason='configdrive with rebuild needs API version 1.35')
+    if isinstance(cd, dict):
+        if not req.allows(versions.CONFIGDRIVE_JSON):
+            raise exception.NotAcceptable(
+                reason='a configdrive as a JSON object needs API version '
+                       '1.56 or later')
+        allowed = {'meta_data', 'network_data', 'user_data'}
+        if req.allows(versions.CONFIGDRIVE_VENDOR_DATA):
+            allowed.add('vendor_data')
+        bad = set(cd) - allowed
+        if bad:
+            raise exception.InvalidParameterValue(
+                err='Invalid configdrive key(s) %s; allowed: %s'
+                % (', '.join(sorted(bad)), ', '.join(sorted(allowed))))
+        for k in ('meta_data', 'network_data', 'vendor_data'):
+            if k in cd and not isinstance(cd[k], dict):
+                raise exception.InvalidParameterValue(
+                    err='configdrive %s must be a JSON object' % k)
+        if 'user_data' in cd and not isinstance(
+                cd['user_data'], (str, dict, list)):
+            raise exception.InvalidParameterValue(
+                err='configdrive user_data must be a string, an object '
+                    'or a list')
+    elif not isinstance(cd, str):
+        raise exception.InvalidParameterValue(
+            err='configdrive must be a string (gzipped, base64 ISO or a '
+                'URL) or a JSON object')
+
+
+@route('PUT', '/v1/nodes/{node}/states/provision', status=202)
+def set_provision_state(req, node):
+    policy.authorize(req, 'baremetal:node:set_provision_state')
+    body = req.json_object()
+    verb = body.get('target')
+    if not isinstance(verb, str) or verb not in states.VERBS:
+        raise exception.InvalidParameterValue(
+            err='"%s" is not a valid provision state target; valid: %s'
+            % (verb, ', '.join(sorted(states.VERBS))))
+    minv = versions.VERB_VERSIONS.get(verb, versions.MIN)
+    if not req.allows(minv):
+        raise exception.NotAcceptable(
+            reason='The provision verb "%s" needs API version 1.%d or '
+                   'later' % (verb, minv))
+    extra = set(body) - {'target'}
+    bad = extra - _VERB_ARGS.get(verb, set())
+    if bad:
+        raise exception.InvalidParameterValue(
+            err='%s can not be used with target "%s"'
+            % (', '.join(sorted(bad)), verb))
+    if 'deploy_steps' in body:
+        raise exception.NotAcceptable(
+            reason='deploy_steps need API version 1.69, newer than this '
+                   'service supports (%s)' % versions.MAX_STRING)
+    params = {}
+    if verb in ('active', 'rebuild') and 'configdrive' in body:
+        _check_configdrive(req, verb, body['configdrive'])
+        params['configdrive'] = body['configdrive']
+    if verb == 'clean':
+        if 'clean_steps' not in body:
+            raise exception.MissingParameterValue(
+                err='"clean_steps" is required when setting target '
+                    'provision state to clean')
+        params['clean_steps'] = steps_mod.check_request_shape(
+            body['clean_steps'], 'clean')
+    if verb == 'rescue':
+        pw = body.get('rescue_password')
+        if not isinstance(pw, str) or not pw.strip():
+            raise exception.MissingParameterValue(
+                err='A non-empty "rescue_password" is required when '
+                    'setting target provision state to rescue')
+        params['rescue_password'] = pw
+    row = nodes.get_row(req, node)
+    event = states.VERBS[verb]
+    if state_machine.next_state(row['provision_state'], event) is None:
+        raise exception.InvalidStateRequested(
+            action=verb, node=row['uuid'], state=row['provision_state'])
+    if verb in ('deleted', 'rebuild') and row['protected']:
+        raise exception.NodeProtected(node=row['uuid'])
+    if verb == 'provide':
+        retirement.check_providable(objects.Node(row))
+    state.RPC.do_provisioning_action(req.context, row, verb, params)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states')['href']
+    return None
+
+
+@route('PUT', '/v1/nodes/{node}/states/power', status=202)
+def set_power_state(req, node):
+    policy.authorize(req, 'baremetal:node:set_power_state')
+    body = req.json_object()
+    target = body.get('target')
+    bad = set(body) - {'target', 'timeout'}
+    if bad:
+        raise exception.InvalidParameterValue(
+            err='Unknown argument(s): %s' % ', '.join(sorted(bad)))
+    if target not in states.POWER_TARGETS:
+        raise exception.InvalidParameterValue(
+            err='"%s" is not a valid power state target; valid: %s'
+            % (target, ', '.join(states.POWER_TARGETS)))
+    soft = target in (states.SOFT_REBOOT, states.SOFT_POWER_OFF)
+    timeout = body.get('timeout')
+    if (soft or timeout is not None) and not req.allows(
+            versions.SOFT_POWER):
+        raise exception.NotAcceptable(
+            reason='soft power actions and timeout need API version 1.27')
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int) or \
+                timeout < 1:
+            raise exception.InvalidParameterValue(
+                err='timeout must be a positive integer, got %r' % timeout)
+    row = nodes.get_row(req, node)
+    if row['provision_state'] in state_machine.POWER_REFUSED_STATES:
+        raise exception.InvalidState(
+            reason='Node %s is in state "%s"; power actions are refused '
+                   'until cleaning ends or fails'
+            % (row['uuid'], row['provision_state']))
+    state.RPC.change_node_power_state(req.context, row, target, timeout)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states')['href']
+    return None
+
+
+@route('PUT', '/v1/nodes/{node}/states/raid', status=204,
+       min_version=versions.RAID)
+def set_raid_config(req, node):
+    policy.authorize(req, 'baremetal:node:set_raid_state')
+    body = req.json_object()
+    disks = body.get('logical_disks')
+    if not isinstance(disks, list):
+        raise exception.InvalidParameterValue(
+            err='target RAID configuration must hold a "logical_disks" '
+                'list')
+    for i, d in enumerate(disks):
+        if not isinstance(d, dict) or 'size_gb' not in d or \
+                'raid_level' not in d:
+            raise exception.InvalidParameterValue(
+                err='logical_disks[%d] needs "size_gb" and "raid_level"'
+                % i)
+        if str(d['raid_level']) not in ('0', '1', '2', '5', '6', '1+0',
+                                        '5+0', '6+0'):
+            raise exception.InvalidParameterValue(
+                err='logical_disks[%d]: invalid raid_level %r'
+                % (i, d['raid_level']))
+        if d['size_gb'] != 'MAX' and (
+                not isinstance(d['size_gb'], int) or d['size_gb'] < 0):
+            raise exception.InvalidParameterValue(
+                err='logical_disks[%d]: size_gb must be an integer or '
+                    '"MAX"' % i)
+    obj = nodes.get_node(req, node)
+    if obj.driver_internal_info is not None and \
+            (obj.raid_interface or '') == 'no-raid':
+        raise exception.UnsupportedDriverExtension(driver=obj.driver,
+                                                   extension='raid')
+    obj.target_raid_config = body
+    obj.save_unlocked()
+    return None
+
+
+@route('GET', '/v1/nodes/{node}/states/console')
+def get_console(req, node):
+    policy.authorize(req, 'baremetal:node:get_console')
+    row = nodes.get_row(req, node)
+    info = None
+    if row['console_enabled']:
+        info = state.RPC.node_call(req.context, row,
+                                   'get_console_information')
+    return {'console_enabled': bool(row['console_enabled']),
+            'console_info': info}
+
+
+@route('PUT', '/v1/nodes/{node}/states/console', status=202)
+def set_console(req, node):
+    policy.authorize(req, 'baremetal:node:set_console_state')
+    body = req.json_object()
+    enabled = collection.parse_bool('enabled', body.get('enabled'))
+    if enabled is None:
+        raise exception.MissingParameterValue(
+            err='"enabled" (a boolean) is required')
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'set_console_mode',
+                        enabled=enabled)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states', 'console')['href']
+    return None

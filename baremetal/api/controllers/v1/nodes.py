@@ -1,0 +1,350 @@
+"""/v1/nodes: list, show, create, update, delete."""
+
+import re
+
+import sqlalchemy as sa
+
+from baremetal.api import collection
+from baremetal.api import hardware
+from baremetal.api import patching
+from baremetal.api import policy
+from baremetal.api import state
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import node_view
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.common import state_machine
+from baremetal.common import states
+from baremetal.conductor import retirement
+from baremetal.db import api as db
+from baremetal import objects
+
+N = db.NODES
+
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+_OLD_NAME_RE = re.compile(r'^[a-zA-Z0-9]([a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])?'
+                          r'(\.[a-zA-Z0-9]([a-zA-Z0-9\-]{0,61}'
+                          r'[a-zA-Z0-9])?)*$')
+
+SORT_KEYS = {'id', 'uuid', 'name', 'driver', 'provision_state',
+             'power_state', 'target_provision_state', 'target_power_state',
+             'created_at', 'updated_at', 'provision_updated_at',
+             'maintenance', 'instance_uuid', 'resource_class',
+             'conductor_group', 'owner', 'fault', 'retired', 'protected',
+             'inspection_started_at', 'inspection_finished_at', 'reservation',
+             'chassis_id', 'console_enabled', 'automated_clean',
+             'description'} | {'%s_interface' % i
+                               for i in hardware.INTERFACE_TYPES}
+
+# filter param -> (min version, how it filters)
+_FILTER_VERSIONS = {
+    'provision_state': versions.PROVISION_STATE_FILTER,
+    'driver': versions.DRIVER_FILTER,
+    'resource_class': versions.RESOURCE_CLASS,
+    'fault': versions.FAULT,
+    'conductor_group': versions.CONDUCTOR_GROUP,
+    'conductor': versions.CONDUCTORS,
+    'owner': versions.OWNER,
+    'description_contains': versions.DESCRIPTION,
+    'retired': versions.RETIRED,
+}
+
+CREATE_FIELDS = {'uuid', 'name', 'driver', 'driver_info', 'extra',
+                 'instance_info', 'instance_uuid', 'properties',
+                 'chassis_uuid', 'resource_class', 'conductor_group',
+                 'automated_clean', 'protected', 'protected_reason',
+                 'owner', 'description', 'maintenance',
+                 'maintenance_reason', 'target_raid_config', 'retired',
+                 'retired_reason', 'network_data', 'lessee'} | {
+    '%s_interface' % i for i in hardware.INTERFACE_TYPES}
+
+
+def check_name(req, name) -> None:
+    if name is None:
+        return
+    if not isinstance(name, str) or db.is_uuid_like(name):
+        raise exception.InvalidName(name=name)
+    regex = (_NAME_RE if req.allows(versions.UNRESTRICTED_NAME)
+             else _OLD_NAME_RE)
+    if not regex.match(name):
+        raise exception.InvalidName(name=name)
+
+
+def get_row(req, ident: str, columns=None) -> dict:
+    """A node by UUID, or by name from 1.5; 404 otherwise."""
+    if not db.is_uuid_like(ident) and not req.allows(versions.NODE_NAME):
+        raise exception.NodeNotFound(node=ident)
+    row = db.get_node(ident, columns)
+    policy.check_node(req, 'baremetal:node:get', row)
+    return row
+
+
+def get_node(req, ident: str) -> objects.Node:
+    return objects.Node(get_row(req, ident))
+
+
+def _filters(req) -> list:
+    p = req.params
+    out = []
+    for name, minv in _FILTER_VERSIONS.items():
+        if name in p and not req.allows(minv):
+            raise exception.NotAcceptable(
+                reason='filter %s needs API version 1.%d or later'
+                % (name, minv))
+    if p.get('instance_uuid'):
+        out.append(N.c.instance_uuid == p['instance_uuid'])
+    assoc = collection.parse_bool('associated', p.get('associated'))
+    if assoc is not None:
+        out.append(N.c.instance_uuid.is_not(None) if assoc
+                   else N.c.instance_uuid.is_(None))
+    maint = collection.parse_bool('maintenance', p.get('maintenance'))
+    if maint is not None:
+        out.append(N.c.maintenance.is_(maint))
+    retired = collection.parse_bool('retired', p.get('retired'))
+    if retired is not None:
+        out.append(N.c.retired.is_(True) if retired else
+                   sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)))
+    for key in ('provision_state', 'driver', 'resource_class', 'fault',
+                'owner'):
+        if p.get(key):
+            out.append(N.c[key] == p[key])
+    if 'conductor_group' in p:
+        out.append(N.c.conductor_group == p['conductor_group'].lower())
+    if p.get('description_contains'):
+        out.append(N.c.description.contains(p['description_contains'],
+                                            autoescape=True))
+    if p.get('chassis_uuid'):
+        t = db.T['chassis']
+        ch = db.get(t, p['chassis_uuid'], exception.ChassisNotFound,
+                    chassis=p['chassis_uuid'])
+        out.append(N.c.chassis_id == ch['id'])
+    out.extend(policy.node_list_filters(req))
+    return out
+
+
+def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
+               ) -> dict:
+    policy.authorize(req, 'baremetal:node:list')
+    visible = node_view.visible_fields(req.version)
+    fields = collection.fields(req, set(visible), versions.NODE_FIELDS)
+    if detail and fields is not None:
+        raise exception.InvalidParameterValue(
+            err="Can't fetch a subset of fields with 'detail' set")
+    if fields is None:
+        fields = visible if detail else list(node_view.LIST_FIELDS)
+    limit = collection.limit(req)
+    sort_key, sort_dir = collection.sort(req, SORT_KEYS,
+                                         versions.NODE_FIELDS)
+    filters = _filters(req) + list(extra_filters)
+    marker = None
+    if req.params.get('marker'):
+        mrow = db.get_node(req.params['marker'], ('id', sort_key))
+        marker = mrow
+    cols = node_view.db_columns(list(fields) + [sort_key])
+    conductor = req.params.get('conductor')
+    if conductor:
+        cols = sorted(set(cols) | {'driver', 'conductor_group'})
+        rows = [r for r in db.query(N, filters, cols, None, marker,
+                                    sort_key, sort_dir)
+                if node_view.conductor_of(r) == conductor][:limit]
+    else:
+        rows = db.query(N, filters, cols, limit, marker, sort_key,
+                        sort_dir)
+    lookups = node_view.Lookups(rows, fields)
+    nodes = [node_view.render(req, r, fields, lookups,
+                              sub_links=detail and True)
+             for r in rows]
+    result = {'nodes': nodes}
+    result.update(collection.next_link(req, resource, rows, limit))
+    return result
+
+
+@route('GET', '/v1/nodes')
+def get_all(req):
+    return list_nodes(req, collection.detail_flag(req))
+
+
+@route('GET', '/v1/nodes/detail')
+def get_detail(req):
+    if 'detail' in req.params:
+        raise exception.InvalidParameterValue(
+            err="'detail' is not allowed on /v1/nodes/detail")
+    return list_nodes(req, True, resource='nodes/detail')
+
+
+@route('GET', '/v1/nodes/{node}')
+def get_one(req, node):
+    visible = node_view.visible_fields(req.version)
+    fields = collection.fields(req, set(visible), versions.NODE_FIELDS)
+    row = get_row(req, node)
+    return node_view.render(req, row, fields or visible,
+                            sub_links=fields is None)
+
+
+def _check_version_fields(req, body: dict) -> None:
+    too_new = [k for k in body
+               if versions.NODE_FIELDS.get(k, 0) > req.version]
+    if too_new:
+        raise exception.NotAcceptable(
+            reason='Field(s) %s need a newer API version'
+            % ', '.join(sorted(too_new)))
+
+
+@route('POST', '/v1/nodes', status=201)
+def post(req):
+    policy.authorize(req, 'baremetal:node:create')
+    body = req.json_object()
+    unknown = set(body) - CREATE_FIELDS
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Unknown attribute(s) for node: %s'
+            % ', '.join(sorted(unknown)))
+    _check_version_fields(req, body)
+    driver = body.get('driver')
+    if not isinstance(driver, str) or not driver:
+        raise exception.MissingParameterValue(
+            err='Mandatory field missing: "driver"')
+    check_name(req, body.get('name'))
+    values = patching.validate_node_fields(req, body)
+    values.update(hardware.check_interfaces(driver, values))
+    if values.get('retired_reason') and not values.get('retired'):
+        raise exception.InvalidParameterValue(
+            err='Cannot set retired_reason if node is not retired')
+    if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
+        raise exception.InvalidUUID(uuid=body['uuid'])
+    values['provision_state'] = (states.ENROLL if req.allows(
+        versions.ENROLL_STATE) else states.AVAILABLE)
+    values['power_state'] = None
+    values['provision_updated_at'] = None
+    if values.get('protected') and values['provision_state'] not in (
+            states.ACTIVE, states.RESCUE):
+        raise exception.InvalidState(
+            reason='Protected can only be set in the active or rescue '
+                   'state')
+    row = db.create(N, values)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'])[
+        'href']
+    visible = node_view.visible_fields(req.version)
+    return node_view.render(req, row, visible, sub_links=True)
+
+
+@route('PATCH', '/v1/nodes/{node}')
+def patch(req, node):
+    policy.authorize(req, 'baremetal:node:update')
+    ops = patching.parse(req.json())
+    reset = collection.parse_bool('reset_interfaces',
+                                  req.params.get('reset_interfaces'))
+    if reset is not None and not req.allows(versions.RESET_INTERFACES):
+        raise exception.NotAcceptable(
+            reason='reset_interfaces needs API version 1.45 or later')
+    obj = get_node(req, node)
+    visible = node_view.visible_fields(req.version)
+    current = node_view.render(req, obj.as_dict(), visible, links=False)
+    # patch the unmasked values, not what the API shows
+    for f in ('driver_info', 'instance_info'):
+        current[f] = obj.as_dict().get(f) or {}
+    updated = patching.apply(current, ops, req.version)
+    changes = patching.node_changes(req, obj, current, updated)
+    if not changes:
+        return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+    _check_update(req, obj, changes, bool(reset))
+    for k, v in changes.items():
+        setattr(obj, k, v)
+    obj.save_unlocked()
+    return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+
+
+_IFACE_FIELDS = {'%s_interface' % i for i in hardware.INTERFACE_TYPES}
+_DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
+                         states.INSPECTING, states.INSPECTWAIT,
+                         states.AVAILABLE)
+
+
+def _check_update(req, obj, changes: dict, reset: bool) -> None:
+    node = obj
+    if 'name' in changes:
+        check_name(req, changes['name'])
+    touched = set(changes) & (_IFACE_FIELDS | {'driver'})
+    if touched:
+        if node.provision_state not in _DRIVER_CHANGE_STATES and \
+                not node.maintenance:
+            raise exception.InvalidState(
+                reason='Cannot change %s of node %s in state "%s"; it must '
+                       'be in one of %s or in maintenance'
+                % (', '.join(sorted(touched)), node.uuid,
+                   node.provision_state, ', '.join(_DRIVER_CHANGE_STATES)))
+        driver = changes.get('driver', node.driver)
+        # reset_interfaces: every interface not named in the patch goes
+        # back to the (new) driver's default; otherwise they must suit it
+        merged = {k: changes[k] if k in changes else
+                  (None if reset else getattr(node, k))
+                  for k in _IFACE_FIELDS}
+        checked = hardware.check_interfaces(driver, merged)
+        changes.update({k: v for k, v in checked.items()
+                        if v != getattr(node, k)})
+    if 'instance_uuid' in changes:
+        new = changes['instance_uuid']
+        if new is not None and node.instance_uuid and \
+                node.instance_uuid != new:
+            raise exception.NodeAssociated(node=node.uuid,
+                                           instance=node.instance_uuid)
+    if 'maintenance' in changes and not changes['maintenance']:
+        changes.setdefault('maintenance_reason', None)
+        changes.setdefault('fault', None)
+    if 'protected' in changes or 'protected_reason' in changes:
+        prot = changes.get('protected', node.protected)
+        if prot and 'protected' in changes and node.provision_state not in (
+                states.ACTIVE, states.RESCUE):
+            raise exception.InvalidState(
+                reason='Protected can only be set in the active or rescue '
+                       'state; node %s is "%s"'
+                % (node.uuid, node.provision_state))
+        if not prot:
+            if changes.get('protected_reason'):
+                raise exception.InvalidParameterValue(
+                    err='Cannot set protected_reason without protected')
+            changes['protected_reason'] = None
+    if 'retired' in changes or 'retired_reason' in changes:
+        retired = changes.get('retired', node.retired)
+        if retired and changes.get('retired') and not node.retired:
+            retirement.check_can_retire(node)
+        if not retired:
+            if changes.get('retired_reason'):
+                raise exception.InvalidParameterValue(
+                    err='Cannot set retired_reason if node is not retired')
+            changes['retired_reason'] = None
+    if 'chassis_uuid' in changes:
+        cu = changes.pop('chassis_uuid')
+        if cu is None:
+            if not req.allows(versions.UNSET_CHASSIS):
+                raise exception.NotAcceptable(
+                    reason='unsetting chassis_uuid needs 1.25 or later')
+            changes['chassis_id'] = None
+        else:
+            ch = db.get(db.T['chassis'], cu, exception.ChassisNotFound,
+                        chassis=cu)
+            changes['chassis_id'] = ch['id']
+
+
+@route('DELETE', '/v1/nodes/{node}', status=204)
+def delete(req, node):
+    policy.authorize(req, 'baremetal:node:delete')
+    row = get_row(req, node)
+    if row['protected']:
+        raise exception.NodeProtected(node=row['uuid'])
+    if row['instance_uuid']:
+        raise exception.NodeAssociated(node=row['uuid'],
+                                       instance=row['instance_uuid'])
+    if row['provision_state'] not in state_machine.DELETE_ALLOWED_STATES \
+            and not row['maintenance']:
+        raise exception.InvalidState(
+            reason='Can not delete node "%s" while it is in provision '
+                   'state "%s". Valid provision states to perform deletion '
+                   'are: %s, or set the node into maintenance mode'
+            % (row['uuid'], row['provision_state'],
+               ', '.join(sorted(state_machine.DELETE_ALLOWED_STATES))))
+    if not db.destroy_node(row['id'], (N.c.reservation.is_(None),)):
+        fresh = db.get_node(row['id'], ('uuid', 'reservation'))
+        raise exception.NodeLocked(node=fresh['uuid'],
+                                   host=fresh['reservation'])
+    return None

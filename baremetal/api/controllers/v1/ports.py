@@ -1,0 +1,203 @@
+"""/v1/ports, and ports under /v1/nodes/{node} and /v1/portgroups/{pg}."""
+
+import re
+
+from baremetal.api import patching
+from baremetal.api import policy
+from baremetal.api import resource
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.db import api as db
+
+P = db.PORTS
+PG = db.PORTGROUPS
+_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
+
+FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
+          'internal_info', 'local_link_connection', 'pxe_enabled',
+          'physical_network', 'is_smartnic', 'created_at', 'updated_at')
+CREATE = {'uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
+          'local_link_connection', 'pxe_enabled', 'physical_network',
+          'is_smartnic'}
+_LLC_KEYS = {'switch_id', 'port_id', 'switch_info', 'hostname'}
+
+
+def _derive(rows):
+    nodes_by_id = resource.node_uuid_map(rows)
+    pg_ids = {r['portgroup_id'] for r in rows if r.get('portgroup_id')}
+    pgs = {r['id']: r['uuid'] for r in db.query(
+        PG, (PG.c.id.in_(pg_ids),), columns=('id', 'uuid'))} if pg_ids \
+        else {}
+
+    def extra(r):
+        return {'node_uuid': nodes_by_id.get(r.get('node_id')),
+                'portgroup_uuid': pgs.get(r.get('portgroup_id')),
+                'extra': r.get('extra') or {},
+                'internal_info': r.get('internal_info') or {},
+                'local_link_connection':
+                    r.get('local_link_connection') or {},
+                'pxe_enabled': True if r.get('pxe_enabled') is None
+                else r['pxe_enabled'],
+                'is_smartnic': bool(r.get('is_smartnic'))}
+    return extra
+
+
+RES = resource.Resource(
+    name='ports', singular='port', table=P, fields=FIELDS,
+    list_fields=('uuid', 'address'),
+    field_versions=versions.PORT_FIELDS,
+    not_found=exception.PortNotFound, not_found_key='port',
+    readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
+                        'internal_info')),
+    sort_keys=frozenset(('id', 'uuid', 'address', 'created_at',
+                         'updated_at', 'pxe_enabled', 'physical_network')),
+    derive=_derive)
+
+
+def _check_values(values: dict) -> dict:
+    out = {}
+    for k, v in values.items():
+        if k == 'address':
+            if not isinstance(v, str) or not _MAC_RE.match(v):
+                raise exception.InvalidParameterValue(
+                    err='Expected a MAC address but received %r.' % (v,))
+            out[k] = v.lower().replace('-', ':')
+        elif k in ('extra',):
+            if v is not None and not isinstance(v, dict):
+                raise exception.InvalidParameterValue(
+                    err='extra must be a JSON object')
+            out[k] = v or {}
+        elif k == 'local_link_connection':
+            if v is not None and not isinstance(v, dict):
+                raise exception.InvalidParameterValue(
+                    err='local_link_connection must be a JSON object')
+            bad = set(v or {}) - _LLC_KEYS
+            if bad:
+                raise exception.InvalidParameterValue(
+                    err='local_link_connection has unknown key(s) %s'
+                    % ', '.join(sorted(bad)))
+            out[k] = v or {}
+        elif k in ('pxe_enabled', 'is_smartnic'):
+            if v is not None and not isinstance(v, bool):
+                raise exception.InvalidParameterValue(
+                    err='%s must be a boolean' % k)
+            out[k] = bool(v) if k == 'is_smartnic' else (
+                True if v is None else v)
+        elif k == 'node_uuid':
+            out['node_id'] = resource.node_id_for(v)
+        elif k == 'portgroup_uuid':
+            if v is None:
+                out['portgroup_id'] = None
+            else:
+                out['portgroup_id'] = db.get(
+                    PG, v, exception.PortgroupNotFound, portgroup=v)['id']
+        elif k == 'physical_network':
+            if v is not None and (not isinstance(v, str) or len(v) > 64):
+                raise exception.InvalidParameterValue(
+                    err='physical_network must be a string of at most 64 '
+                        'characters')
+            out[k] = v
+        elif k == 'uuid':
+            if not db.is_uuid_like(v):
+                raise exception.InvalidUUID(uuid=v)
+            out[k] = v
+    return out
+
+
+def _filters(req) -> list:
+    p = req.params
+    out = []
+    node = p.get('node') or p.get('node_uuid')
+    if node:
+        out.append(P.c.node_id == nodes.get_row(req, node, ('id', 'uuid',
+                                                            'owner',
+                                                            'lessee'))['id'])
+    if p.get('address'):
+        out.append(P.c.address == p['address'].lower())
+    if p.get('portgroup'):
+        if not req.allows(versions.PORTGROUP_SUBCONTROLLERS):
+            raise exception.NotAcceptable(
+                reason='portgroup filter needs API version 1.24')
+        out.append(P.c.portgroup_id == db.get(
+            PG, p['portgroup'], exception.PortgroupNotFound,
+            portgroup=p['portgroup'])['id'])
+    return out
+
+
+@route('GET', '/v1/ports')
+def list_ports(req):
+    return RES.list(req, _filters(req))
+
+
+@route('GET', '/v1/ports/detail')
+def list_ports_detail(req):
+    return RES.list(req, _filters(req), detail=True, path='ports/detail')
+
+
+@route('GET', '/v1/nodes/{node}/ports')
+def node_ports(req, node):
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return RES.list(req, [P.c.node_id == row['id']],
+                    path='nodes/%s/ports' % node)
+
+
+@route('GET', '/v1/nodes/{node}/ports/detail')
+def node_ports_detail(req, node):
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return RES.list(req, [P.c.node_id == row['id']], detail=True,
+                    path='nodes/%s/ports/detail' % node)
+
+
+@route('GET', '/v1/portgroups/{pg}/ports',
+       min_version=versions.PORTGROUP_SUBCONTROLLERS)
+def portgroup_ports(req, pg):
+    row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
+    return RES.list(req, [P.c.portgroup_id == row['id']],
+                    path='portgroups/%s/ports' % pg)
+
+
+@route('GET', '/v1/portgroups/{pg}/ports/detail',
+       min_version=versions.PORTGROUP_SUBCONTROLLERS)
+def portgroup_ports_detail(req, pg):
+    row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
+    return RES.list(req, [P.c.portgroup_id == row['id']], detail=True,
+                    path='portgroups/%s/ports/detail' % pg)
+
+
+@route('GET', '/v1/ports/{port}')
+def get_port(req, port):
+    return RES.show(req, port)
+
+
+@route('POST', '/v1/ports', status=201)
+def create_port(req):
+    policy.authorize(req, 'baremetal:port:create')
+    body = req.json_object()
+    RES.check_body(req, body, CREATE)
+    if 'address' not in body or 'node_uuid' not in body:
+        raise exception.MissingParameterValue(
+            err='"address" and "node_uuid" are required')
+    values = _check_values(body)
+    return RES.created(req, db.create(P, values))
+
+
+@route('PATCH', '/v1/ports/{port}')
+def patch_port(req, port):
+    policy.authorize(req, 'baremetal:port:update')
+    row = RES.get_row(req, port)
+    changes = RES.patched(req, row, mandatory=('address', 'node_uuid'))
+    if changes:
+        values = _check_values(changes)
+        db.update(P, row['id'], values)
+        row = db.get(P, row['id'], exception.PortNotFound, port=port)
+    return RES.render(req, [row], RES.visible(req.version))[0]
+
+
+@route('DELETE', '/v1/ports/{port}', status=204)
+def delete_port(req, port):
+    RES.delete(req, port)
+
+
+__all__ = ['RES', 'patching']

@@ -1,0 +1,54 @@
+"""The only place where exceptions become HTTP statuses and bodies.
+
+The body is Ironic's: ``{"error_message": "<JSON of {faultcode,
+faultstring, debuginfo}>"}``.
+"""
+
+import json
+
+from oslo_log import log
+
+from baremetal.common import exception
+
+LOG = log.getLogger(__name__)
+
+# category -> HTTP status; the most specific class in the MRO wins
+_STATUS = (
+    (exception.NodeIsRetired, 409),
+    (exception.NotAcceptable, 406),
+    (exception.NotAuthenticated, 401),
+    (exception.Invalid, 400),
+    (exception.NotAuthorized, 403),
+    (exception.NotFound, 404),
+    (exception.Conflict, 409),
+    (exception.TooLarge, 413),
+    (exception.TemporaryFailure, 503),
+    (exception.NotImplementedByDriver, 400),
+    (exception.HardwareError, 500),
+)
+
+
+def status_of(exc: BaseException) -> int:
+    for cls, status in _STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+def body(status: int, message: str) -> bytes:
+    fault = {'faultcode': 'Client' if status < 500 else 'Server',
+             'faultstring': message, 'debuginfo': None}
+    return json.dumps({'error_message': json.dumps(fault)}).encode()
+
+
+def render(exc: BaseException) -> tuple[int, bytes]:
+    """(status, body) for any exception; never a traceback."""
+    status = status_of(exc)
+    if isinstance(exc, exception.BaremetalException):
+        message = exc.message
+        if status >= 500:
+            LOG.error('Request failed: %s', message)
+    else:
+        LOG.exception('Unexpected error while serving a request')
+        message = 'An internal error occurred: %s' % type(exc).__name__
+    return status, body(status, message)

@@ -1,0 +1,157 @@
+"""JSON PATCH (RFC 6902, via jsonpatch) and field validation."""
+
+import re
+from typing import Any
+
+import jsonpatch
+
+from baremetal.api import versions
+from baremetal.common import exception
+from baremetal.db import api as db
+
+_OPS = ('add', 'replace', 'remove')
+
+NODE_READONLY = frozenset((
+    'uuid', 'provision_state', 'target_provision_state', 'power_state',
+    'target_power_state', 'provision_updated_at', 'reservation',
+    'created_at', 'updated_at', 'clean_step', 'deploy_step',
+    'driver_internal_info', 'last_error', 'console_enabled',
+    'inspection_started_at', 'inspection_finished_at', 'raid_config',
+    'target_raid_config', 'traits', 'conductor', 'allocation_uuid',
+    'links', 'ports', 'portgroups', 'states', 'volume', 'fault'))
+
+_DICT = ('driver_info', 'extra', 'instance_info', 'properties',
+         'network_data', 'target_raid_config')
+_BOOL = ('automated_clean', 'protected', 'maintenance', 'retired')
+_STR = {'name': 255, 'resource_class': 80, 'conductor_group': 255,
+        'owner': 255, 'lessee': 255, 'description': 4096,
+        'protected_reason': 65535, 'maintenance_reason': 65535,
+        'retired_reason': 65535, 'driver': 255}
+_GROUP_RE = re.compile(r'^[a-zA-Z0-9_\-\.]*$')
+
+
+def parse(body: Any) -> list[dict]:
+    if not isinstance(body, list) or not body:
+        raise exception.InvalidParameterValue(
+            err='A JSON PATCH body must be a non-empty list of operations')
+    for op in body:
+        if not isinstance(op, dict) or op.get('op') not in _OPS or \
+                not isinstance(op.get('path'), str) or \
+                not op['path'].startswith('/'):
+            raise exception.InvalidParameterValue(
+                err='Invalid patch operation %r: each needs "op" (one of '
+                    '%s) and a "path" starting with "/"'
+                % (op, ', '.join(_OPS)))
+        if op['op'] != 'remove' and 'value' not in op:
+            raise exception.InvalidParameterValue(
+                err="'add' and 'replace' operations need a value: %r" % op)
+    return body
+
+
+def _root(path: str) -> str:
+    return path.lstrip('/').split('/', 1)[0]
+
+
+def apply(doc: dict, ops: list[dict], version: int,
+          readonly: frozenset = NODE_READONLY,
+          field_versions: dict = versions.NODE_FIELDS,
+          mandatory: tuple = ('driver',)) -> dict:
+    for op in ops:
+        root = _root(op['path'])
+        if field_versions.get(root, 0) > version:
+            raise exception.NotAcceptable(
+                reason='Field %s needs API version 1.%d or later'
+                % (root, field_versions[root]))
+        if root in readonly:
+            raise exception.InvalidParameterValue(
+                err="'/%s' is an internal attribute and can not be "
+                    "updated" % root)
+        if root not in doc:
+            raise exception.PatchError(
+                patch=op, reason='unknown attribute %s' % root)
+        if op['op'] == 'remove' and op['path'] == '/' + root and \
+                root in mandatory:
+            raise exception.InvalidParameterValue(
+                err="'/%s' is a mandatory attribute and can not be "
+                    "removed" % root)
+    # 'add' on an existing top-level key behaves as replace; 'remove' of a
+    # top-level attribute resets it to None
+    normal = []
+    for op in ops:
+        if op['op'] == 'remove' and op['path'].count('/') == 1:
+            normal.append({'op': 'replace', 'path': op['path'],
+                           'value': None})
+        else:
+            normal.append(op)
+    try:
+        return jsonpatch.apply_patch(doc, normal)
+    except (jsonpatch.JsonPatchException,
+            jsonpatch.JsonPointerException, KeyError, IndexError,
+            TypeError) as e:
+        raise exception.PatchError(patch=ops, reason=str(e)) from None
+
+
+def check_types(values: dict) -> dict:
+    """Validate common field types; returns cleaned values."""
+    out = dict(values)
+    for k, v in values.items():
+        if k in _DICT:
+            if v is None:
+                out[k] = {} if k != 'target_raid_config' else None
+            elif not isinstance(v, dict):
+                raise exception.InvalidParameterValue(
+                    err='%s must be a JSON object, got %r' % (k, v))
+        elif k in _BOOL:
+            if v is None and k == 'automated_clean':
+                continue
+            if v is None:
+                out[k] = False
+            elif not isinstance(v, bool):
+                raise exception.InvalidParameterValue(
+                    err='%s must be a boolean, got %r' % (k, v))
+        elif k in _STR:
+            if v is None:
+                continue
+            if not isinstance(v, str) or len(v) > _STR[k]:
+                raise exception.InvalidParameterValue(
+                    err='%s must be a string of at most %d characters'
+                    % (k, _STR[k]))
+        elif k == 'instance_uuid' and v is not None:
+            if not db.is_uuid_like(v):
+                raise exception.InvalidUUID(uuid=v)
+        elif k.endswith('_interface') and v is not None and \
+                not isinstance(v, str):
+            raise exception.InvalidParameterValue(
+                err='%s must be a string' % k)
+    if 'conductor_group' in out and out['conductor_group'] is None:
+        out['conductor_group'] = ''
+    if out.get('conductor_group') is not None:
+        if not _GROUP_RE.match(out['conductor_group']):
+            raise exception.InvalidParameterValue(
+                err='Invalid conductor_group %r: letters, digits, "_", '
+                    '"-" and "." only' % out['conductor_group'])
+        out['conductor_group'] = out['conductor_group'].lower()
+    return out
+
+
+def validate_node_fields(req, body: dict) -> dict:
+    values = check_types(body)
+    values.pop('chassis_uuid', None)
+    if body.get('chassis_uuid'):
+        ch = db.get(db.T['chassis'], body['chassis_uuid'],
+                    exception.ChassisNotFound, chassis=body['chassis_uuid'])
+        values['chassis_id'] = ch['id']
+    values.pop('network_data', None)
+    values.pop('lessee', None)
+    return values
+
+
+def node_changes(req, obj, before: dict, after: dict) -> dict:
+    changes = {k: v for k, v in after.items() if before.get(k) != v}
+    unknown = set(after) - set(before)
+    if unknown:
+        raise exception.PatchError(patch=sorted(unknown),
+                                   reason='unknown attribute')
+    changes = check_types(changes)
+    changes.pop('network_data', None)
+    return changes

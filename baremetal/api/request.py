@@ -1,0 +1,63 @@
+"""What a handler sees of a request."""
+
+import json
+from typing import Any
+
+from baremetal.common import exception
+
+
+class Request:
+    __slots__ = ('raw', 'version', 'context', 'route', 'response_headers',
+                 'status', '_json', 'host_url')
+
+    def __init__(self, raw, version: int, context, host_url: str) -> None:
+        self.raw = raw                  # webob/pecan request
+        self.version = version
+        self.context = context
+        self.route = None
+        self.response_headers: dict[str, str] = {}
+        self.status: int | None = None
+        self._json: Any = ...
+        self.host_url = host_url
+
+    @property
+    def params(self):
+        return self.raw.GET
+
+    @property
+    def method(self) -> str:
+        return self.raw.method
+
+    def json(self) -> Any:
+        if self._json is ...:
+            body = self.raw.body
+            if not body:
+                self._json = None
+            else:
+                try:
+                    self._json = json.loads(body)
+                except ValueError as e:
+                    raise exception.Invalid(
+                        reason='the request body is not valid JSON: %s'
+                        % e) from None
+        return self._json
+
+    def json_object(self) -> dict:
+        body = self.json()
+        if not isinstance(body, dict):
+            raise exception.Invalid(
+                reason='the request body must be a JSON object')
+        return body
+
+    def allows(self, minor: int) -> bool:
+        return self.version >= minor
+
+    def link(self, *parts: str, bookmark: bool = False) -> dict:
+        path = '/'.join(str(p) for p in parts)
+        if bookmark:
+            return {'href': '%s/%s' % (self.host_url, path),
+                    'rel': 'bookmark'}
+        return {'href': '%s/v1/%s' % (self.host_url, path), 'rel': 'self'}
+
+    def links(self, *parts: str) -> list[dict]:
+        return [self.link(*parts), self.link(*parts, bookmark=True)]

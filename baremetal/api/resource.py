@@ -1,0 +1,161 @@
+"""Shared machinery for the simple resources (ports, portgroups, chassis,
+allocations, deploy templates, volume connectors and targets).
+
+A resource declares its table, fields (with the first version showing
+each), the fields of its short list view, and how to turn a row into
+the API dict; this module does list / get / create / patch / delete.
+"""
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from baremetal.api import collection
+from baremetal.api import patching
+from baremetal.api import policy
+from baremetal.api.controllers.v1 import node_view
+from baremetal.common import exception
+from baremetal.db import api as db
+
+
+@dataclasses.dataclass
+class Resource:
+    name: str                       # URL segment: 'ports'
+    singular: str                   # 'port' (policy, messages)
+    table: Any
+    fields: tuple[str, ...]         # every API field, in order
+    list_fields: tuple[str, ...]    # the short list view
+    field_versions: dict
+    not_found: type[Exception]
+    not_found_key: str
+    readonly: frozenset = frozenset(('uuid', 'created_at', 'updated_at',
+                                     'links'))
+    sort_keys: frozenset = frozenset(('id', 'uuid', 'created_at',
+                                      'updated_at'))
+    # row -> API values for derived fields (e.g. node_uuid)
+    derive: Callable[[list[dict]], Callable[[dict], dict]] | None = None
+    sub_links: tuple[str, ...] = ()
+    marker_key: str = 'uuid'
+
+    def visible(self, version: int) -> list[str]:
+        return [f for f in self.fields
+                if self.field_versions.get(f, 0) <= version]
+
+    def render(self, req, rows: list[dict], fields, detail=True
+               ) -> list[dict]:
+        extra = self.derive(rows) if self.derive else (lambda r: {})
+        out = []
+        for r in rows:
+            values = dict(r)
+            values.update(extra(r))
+            d = {}
+            for f in fields:
+                v = values.get(f)
+                if f in ('created_at', 'updated_at'):
+                    v = node_view.iso(v)
+                d[f] = v
+            d['links'] = req.links(self.name, r['uuid'])
+            if detail:
+                for s in self.sub_links:
+                    d[s] = req.links(self.name, r['uuid'], s)
+            out.append(d)
+        return out
+
+    def get_row(self, req, ident: str) -> dict:
+        policy.authorize(req, 'baremetal:%s:get' % self.singular)
+        return db.get(self.table, ident, self.not_found,
+                      **{self.not_found_key: ident})
+
+    def list(self, req, filters=(), detail: bool | None = None,
+             path: str | None = None) -> dict:
+        policy.authorize(req, 'baremetal:%s:get' % self.singular)
+        if detail is None:
+            detail = collection.detail_flag(req)
+        visible = self.visible(req.version)
+        fields = collection.fields(req, set(visible), self.field_versions)
+        if detail and fields is not None:
+            raise exception.InvalidParameterValue(
+                err="Can't fetch a subset of fields with 'detail' set")
+        if fields is None:
+            fields = visible if detail else [
+                f for f in self.list_fields if f in visible]
+        limit = collection.limit(req)
+        sort_key, sort_dir = collection.sort(
+            req, set(self.sort_keys), self.field_versions)
+        marker = None
+        if req.params.get('marker'):
+            marker = db.get(self.table, req.params['marker'],
+                            self.not_found,
+                            **{self.not_found_key: req.params['marker']})
+        rows = db.query(self.table, filters, None, limit, marker,
+                        sort_key, sort_dir)
+        out = {self.name: self.render(req, rows, fields, detail)}
+        out.update(collection.next_link(req, path or self.name, rows,
+                                        limit, self.marker_key))
+        return out
+
+    def show(self, req, ident: str) -> dict:
+        visible = self.visible(req.version)
+        fields = collection.fields(req, set(visible), self.field_versions)
+        row = self.get_row(req, ident)
+        return self.render(req, [row], fields or visible,
+                           detail=fields is None)[0]
+
+    def created(self, req, row: dict) -> dict:
+        req.response_headers['Location'] = req.link(self.name,
+                                                    row['uuid'])['href']
+        return self.render(req, [row], self.visible(req.version))[0]
+
+    def check_body(self, req, body: dict, allowed: set) -> None:
+        unknown = set(body) - allowed
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='Unknown attribute(s) for %s: %s'
+                % (self.singular, ', '.join(sorted(unknown))))
+        too_new = [k for k in body
+                   if self.field_versions.get(k, 0) > req.version]
+        if too_new:
+            raise exception.NotAcceptable(
+                reason='Field(s) %s need a newer API version'
+                % ', '.join(sorted(too_new)))
+
+    def patched(self, req, row: dict, mandatory=()) -> dict:
+        """Apply the request's JSON PATCH to the row's API view; return
+        the changed API fields."""
+        ops = patching.parse(req.json())
+        visible = self.visible(req.version)
+        current = self.render(req, [row], visible, detail=False)[0]
+        current.pop('links', None)
+        updated = patching.apply(current, ops, req.version,
+                                 readonly=self.readonly,
+                                 field_versions=self.field_versions,
+                                 mandatory=tuple(mandatory))
+        return {k: v for k, v in updated.items() if current.get(k) != v}
+
+    def delete(self, req, ident: str) -> None:
+        policy.authorize(req, 'baremetal:%s:delete' % self.singular)
+        row = db.get(self.table, ident, self.not_found,
+                     **{self.not_found_key: ident})
+        db.delete(self.table, row['id'])
+
+
+def node_uuid_map(rows: list[dict]) -> dict[int, str]:
+    ids = {r['node_id'] for r in rows if r.get('node_id')}
+    if not ids:
+        return {}
+    n = db.NODES
+    return {r['id']: r['uuid'] for r in db.query(
+        n, (n.c.id.in_(ids),), columns=('id', 'uuid'))}
+
+
+def node_id_for(ident: Any, field: str = 'node_uuid') -> int:
+    """The id of the node named by a body field (uuid or name)."""
+    if not isinstance(ident, str):
+        raise exception.InvalidParameterValue(
+            err='%s must be a node UUID or name' % field)
+    try:
+        return db.get_node(ident, ('id',))['id']
+    except exception.NodeNotFound:
+        raise exception.InvalidParameterValue(
+            err='%s: node %s could not be found' % (field, ident)) \
+            from None

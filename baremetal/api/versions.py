@@ -1,0 +1,186 @@
+"""Microversions: constants, negotiation, field visibility.
+
+The maximum advertised is the newest version whose every feature is
+implemented (clients send every call at min(server max, client max)).
+"""
+
+import re
+
+from baremetal.common import exception
+
+BASE = 1
+MIN = 1
+
+# One constant per microversion this service honours.
+AVAILABLE_STATE = 2           # NOSTATE shown as 'available'
+DRIVER_INTERNAL_INFO = 3
+MANAGEABLE_STATE = 4          # manage / provide verbs
+NODE_NAME = 5
+INSPECT = 6
+CLEAN_STEP = 7
+FIELDS = 8                    # ?fields=
+PROVISION_STATE_FILTER = 9
+UNRESTRICTED_NAME = 10
+ENROLL_STATE = 11             # new nodes start in enroll
+RAID = 12
+ABORT_VERB = 13
+STATES_LINKS = 14
+MANUAL_CLEAN = 15
+DRIVER_FILTER = 16
+ADOPT_VERB = 17
+PORT_INTERNAL_INFO = 18
+PORT_ADVANCED_NET = 19
+NETWORK_INTERFACE = 20
+RESOURCE_CLASS = 21
+LOOKUP_HEARTBEAT = 22
+PORTGROUPS = 23
+PORTGROUP_SUBCONTROLLERS = 24
+UNSET_CHASSIS = 25
+PORTGROUP_MODE = 26
+SOFT_POWER = 27
+VIFS = 28
+INJECT_NMI = 29
+DYNAMIC_DRIVERS = 30
+DYNAMIC_INTERFACES = 31
+VOLUME = 32
+STORAGE_INTERFACE = 33
+PHYSICAL_NETWORK = 34
+REBUILD_CONFIGDRIVE = 35
+AGENT_VERSION = 36
+TRAITS = 37
+RESCUE = 38
+INSPECT_WAIT = 39
+BIOS = 40
+INSPECT_ABORT = 41
+FAULT = 42
+DETAIL_QUERY = 43
+DEPLOY_STEP = 44
+RESET_INTERFACES = 45
+CONDUCTOR_GROUP = 46
+AUTOMATED_CLEAN = 47
+PROTECTED = 48
+CONDUCTORS = 49
+OWNER = 50
+DESCRIPTION = 51
+ALLOCATIONS = 52
+SMARTNIC = 53
+EVENTS = 54
+DEPLOY_TEMPLATES = 55
+CONFIGDRIVE_JSON = 56
+ALLOCATION_UPDATE = 57
+ALLOCATION_BACKFILL = 58
+CONFIGDRIVE_VENDOR_DATA = 59
+ALLOCATION_OWNER = 60
+RETIRED = 61
+
+# The newest version whose every feature is implemented.
+MAX = RETIRED
+
+MIN_STRING = '%d.%d' % (BASE, MIN)
+MAX_STRING = '%d.%d' % (BASE, MAX)
+
+# First version that shows each node field (absent: always shown).
+NODE_FIELDS = {
+    'name': NODE_NAME,
+    'driver_internal_info': DRIVER_INTERNAL_INFO,
+    'inspection_started_at': INSPECT,
+    'inspection_finished_at': INSPECT,
+    'clean_step': CLEAN_STEP,
+    'raid_config': RAID,
+    'target_raid_config': RAID,
+    'network_interface': NETWORK_INTERFACE,
+    'resource_class': RESOURCE_CLASS,
+    'boot_interface': DYNAMIC_INTERFACES,
+    'console_interface': DYNAMIC_INTERFACES,
+    'deploy_interface': DYNAMIC_INTERFACES,
+    'inspect_interface': DYNAMIC_INTERFACES,
+    'management_interface': DYNAMIC_INTERFACES,
+    'power_interface': DYNAMIC_INTERFACES,
+    'raid_interface': DYNAMIC_INTERFACES,
+    'vendor_interface': DYNAMIC_INTERFACES,
+    'storage_interface': STORAGE_INTERFACE,
+    'traits': TRAITS,
+    'rescue_interface': RESCUE,
+    'bios_interface': BIOS,
+    'fault': FAULT,
+    'deploy_step': DEPLOY_STEP,
+    'conductor_group': CONDUCTOR_GROUP,
+    'automated_clean': AUTOMATED_CLEAN,
+    'protected': PROTECTED,
+    'protected_reason': PROTECTED,
+    'conductor': CONDUCTORS,
+    'owner': OWNER,
+    'description': DESCRIPTION,
+    'allocation_uuid': ALLOCATIONS,
+    'retired': RETIRED,
+    'retired_reason': RETIRED,
+}
+
+PORT_FIELDS = {
+    'internal_info': PORT_INTERNAL_INFO,
+    'local_link_connection': PORT_ADVANCED_NET,
+    'pxe_enabled': PORT_ADVANCED_NET,
+    'portgroup_uuid': PORTGROUP_SUBCONTROLLERS,
+    'physical_network': PHYSICAL_NETWORK,
+    'is_smartnic': SMARTNIC,
+}
+
+PORTGROUP_FIELDS = {
+    'mode': PORTGROUP_MODE,
+    'properties': PORTGROUP_MODE,
+}
+
+ALLOCATION_FIELDS = {
+    'owner': ALLOCATION_OWNER,
+}
+
+# Provision verbs: the first version that accepts each.
+VERB_VERSIONS = {
+    'manage': MANAGEABLE_STATE,
+    'provide': MANAGEABLE_STATE,
+    'inspect': INSPECT,
+    'abort': ABORT_VERB,
+    'clean': MANUAL_CLEAN,
+    'adopt': ADOPT_VERB,
+    'rescue': RESCUE,
+    'unrescue': RESCUE,
+}
+
+_HEADER_RE = re.compile(r'^\s*(\d+)\.(\d+)\s*$')
+
+
+def parse(headers) -> int:
+    """The requested minor version: OpenStack-API-Version first, then
+    X-OpenStack-Ironic-API-Version; none means the minimum."""
+    value = None
+    generic = headers.get('OpenStack-API-Version')
+    if generic:
+        for part in generic.split(','):
+            service, _, ver = part.strip().partition(' ')
+            if service.lower() == 'baremetal':
+                value = ver.strip()
+                break
+    if value is None:
+        value = headers.get('X-OpenStack-Ironic-API-Version')
+    if value is None:
+        return MIN
+    if value.strip().lower() == 'latest':
+        return MAX
+    m = _HEADER_RE.match(value)
+    if not m:
+        raise exception.NotAcceptable(
+            reason='Invalid value for X-OpenStack-Ironic-API-Version '
+                   'header: %r; expected "1.N" or "latest" with N in '
+                   '[%s, %s]' % (value, MIN_STRING, MAX_STRING))
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major != BASE or minor < MIN or minor > MAX:
+        raise exception.NotAcceptable(
+            reason='Version %s was requested but the minor version is not '
+                   'supported by this service. The supported version '
+                   'range is: [%s, %s].' % (value, MIN_STRING, MAX_STRING))
+    return minor
+
+
+def hidden_fields(table: dict, version: int) -> frozenset[str]:
+    """Fields of ``table`` newer than ``version``."""
+    return frozenset(f for f, v in table.items() if v > version)

@@ -1,0 +1,88 @@
+"""What every baremetal process does at start: config, logging, db."""
+
+import os
+import signal
+import sys
+import threading
+import warnings
+
+from oslo_config import cfg
+from oslo_log import log
+
+from baremetal import conf as baremetal_conf
+from baremetal.db import api as db
+from baremetal.db import migration
+
+CONF = baremetal_conf.CONF
+LOG = log.getLogger(__name__)
+
+
+def parse_args(argv: list[str] | None, prog: str) -> None:
+    warnings.filterwarnings('ignore', module='futurist')
+    log.register_options(CONF)
+    log.set_defaults(default_log_levels=log.get_default_log_levels() + [
+        'waitress=WARNING', 'stevedore=WARNING', 'alembic=WARNING',
+        'pyghmi=WARNING', 'sushy=WARNING'])
+    CONF(argv if argv is not None else sys.argv[1:], project='baremetal',
+         prog=prog)
+    log.setup(CONF, 'baremetal')
+
+
+def database_url(create_dir: bool = True) -> str:
+    url = CONF.database.connection
+    if url:
+        return url
+    state = os.path.expanduser(CONF.state_path)
+    if create_dir:
+        os.makedirs(state, exist_ok=True)
+    return 'sqlite:///%s' % os.path.join(state, 'baremetal.sqlite')
+
+
+def setup_database(auto_upgrade: bool) -> None:
+    url = database_url()
+    engine = db.configure(url, CONF.database.sqlite_synchronous_normal,
+                          CONF.database.max_pool_size or 20)
+    if auto_upgrade:
+        migration.upgrade(engine)
+    else:
+        head = migration.version(engine)
+        if head is None:
+            LOG.error('The database at %s has no schema: run '
+                      '"baremetal-dbsync --config-file ... upgrade" first',
+                      _safe(url))
+            sys.exit(2)
+
+
+def _safe(url: str) -> str:
+    from sqlalchemy.engine import make_url
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return '<database>'
+
+
+class Stopper:
+    """SIGTERM/SIGINT stop the process gracefully; SIGHUP reloads
+    mutable configuration."""
+
+    def __init__(self, on_reload=None) -> None:
+        self.event = threading.Event()
+        self.on_reload = on_reload
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(signal.SIGINT, self._stop)
+        if hasattr(signal, 'SIGHUP'):
+            signal.signal(signal.SIGHUP, self._reload)
+
+    def _stop(self, signum, frame) -> None:
+        LOG.info('Signal %s received: stopping', signum)
+        self.event.set()
+
+    def _reload(self, signum, frame) -> None:
+        LOG.info('SIGHUP received: reloading mutable configuration')
+        try:
+            CONF.mutate_config_files()
+        except cfg.Error as e:
+            LOG.error('Configuration reload failed: %s', e)
+            return
+        if self.on_reload:
+            self.on_reload()

@@ -1,0 +1,32 @@
+"""baremetal-conductor: drives nodes; serves RPC over oslo.messaging."""
+
+import oslo_messaging as messaging
+from oslo_log import log
+
+from baremetal.cmd import common
+from baremetal.common import rpc
+from baremetal.conductor import service
+
+LOG = log.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> None:
+    common.parse_args(argv, 'baremetal-conductor')
+    conf = common.CONF
+    common.setup_database(auto_upgrade=False)
+    conductor = service.Conductor(conf)
+    conductor.manager.target = messaging.Target(version='1.0')
+    server = rpc.server(conf, conductor.host, conductor.manager)
+    conductor.start()
+    server.start()
+    LOG.info('Conductor %s serving RPC', conductor.host)
+    stopper = common.Stopper(on_reload=conductor.reload)
+    stopper.event.wait()
+    server.stop()
+    conductor.stop()
+    server.wait()
+    LOG.info('baremetal-conductor %s stopped', conductor.host)
+
+
+if __name__ == '__main__':
+    main()

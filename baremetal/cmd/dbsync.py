@@ -1,0 +1,41 @@
+"""baremetal-dbsync: schema migrations (alembic)."""
+
+import sys
+
+from oslo_config import cfg
+
+from baremetal.cmd import common
+from baremetal.db import api as db
+from baremetal.db import migration
+
+
+def _add_commands(subparsers):
+    p = subparsers.add_parser('upgrade', help='Upgrade the schema.')
+    p.add_argument('--revision', default='head')
+    subparsers.add_parser('version', help='Print the schema revision.')
+    subparsers.add_parser('create_schema',
+                          help='Create the schema in an empty database.')
+
+
+def main(argv: list[str] | None = None) -> None:
+    common.CONF.register_cli_opt(cfg.SubCommandOpt(
+        'command', title='Commands', handler=_add_commands))
+    common.parse_args(argv, 'baremetal-dbsync')
+    engine = db.configure(common.database_url())
+    cmd = common.CONF.command.name
+    if cmd == 'upgrade':
+        migration.upgrade(engine, common.CONF.command.revision)
+        print(migration.version(engine))
+    elif cmd == 'version':
+        print(migration.version(engine))
+    elif cmd == 'create_schema':
+        try:
+            migration.create_schema(engine)
+        except RuntimeError as e:
+            print(str(e), file=sys.stderr)
+            sys.exit(1)
+        print(migration.version(engine))
+
+
+if __name__ == '__main__':
+    main()

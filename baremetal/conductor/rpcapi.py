@@ -1,0 +1,89 @@
+"""How the API reaches conductors.
+
+``rpc_transport = none``: the conductor lives in this process and is
+called directly.  ``oslo``: oslo.messaging to the conductor the hash ring
+maps the node to.  Either way, a node whose driver/group no live
+conductor serves is a 503, and an RPC timeout is a 503 with a message,
+never a hung request.
+"""
+
+from typing import Any
+
+import oslo_messaging as messaging
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import rpc
+from baremetal.conductor import hash_ring
+
+LOG = log.getLogger(__name__)
+
+
+class ConductorAPI:
+    def __init__(self, conf, local=None) -> None:
+        self.conf = conf
+        self.local = local          # a service.Conductor, embedded mode
+        self.rings = local.rings if local else hash_ring.RingManager(conf)
+        self._client = None
+        if local is None:
+            self._client = rpc.client(conf, conf.rpc_response_timeout_api)
+
+    def host_for(self, node: dict) -> str:
+        return self.rings.host_for(node['uuid'], node['driver'],
+                                   node.get('conductor_group') or '')
+
+    def _call(self, node: dict | None, method: str, context=None,
+              host: str | None = None, **kwargs) -> Any:
+        if self.local is not None:
+            if node is not None:
+                from baremetal.conductor import service
+                service.check_node_routable(self.local, node)
+            return getattr(self.local.manager, method)(context, **kwargs)
+        if host is None:
+            host = self.host_for(node)
+        cctxt = self._client.prepare(server=host)
+        try:
+            return cctxt.call(context or {}, method, **kwargs)
+        except messaging.MessagingTimeout:
+            self.rings.reset()
+            raise exception.NoValidHost(
+                reason='Conductor %s did not answer %s in time (%ss); it '
+                       'may be overloaded or gone. Retry later.'
+                % (host, method, self.conf.rpc_response_timeout_api)
+            ) from None
+        except messaging.MessageDeliveryFailure as e:
+            raise exception.NoValidHost(
+                reason='Could not reach conductor %s: %s' % (host, e)
+            ) from None
+
+    def any_host_for_driver(self, driver: str) -> str:
+        for (hw, _group), ring in self.rings.rings().items():
+            if hw == driver and ring.hosts:
+                return ring.hosts[0]
+        raise exception.NoValidHost(
+            reason='No conductor service registered which supports '
+                   'driver %s.' % driver)
+
+    # ---- node calls: the node dict needs uuid, driver, conductor_group
+    def do_provisioning_action(self, ctx, node: dict, action: str,
+                               params: dict | None = None) -> None:
+        self._call(node, 'do_provisioning_action', ctx,
+                   node_id=node['uuid'], action=action, params=params)
+
+    def change_node_power_state(self, ctx, node, new_state, timeout=None):
+        self._call(node, 'change_node_power_state', ctx,
+                   node_id=node['uuid'], new_state=new_state,
+                   timeout=timeout)
+
+    def node_call(self, ctx, node: dict, method: str, **kwargs) -> Any:
+        """Any other per-node method of ConductorManager."""
+        return self._call(node, method, ctx, node_id=node['uuid'],
+                          **kwargs)
+
+    def driver_call(self, ctx, driver: str, method: str, **kwargs) -> Any:
+        if self.local is not None:
+            return getattr(self.local.manager, method)(
+                ctx, driver_name=driver, **kwargs)
+        return self._call(None, method, ctx,
+                          host=self.any_host_for_driver(driver),
+                          driver_name=driver, **kwargs)

@@ -1,0 +1,121 @@
+"""A conductor: registry, workers, membership, periodic tasks."""
+
+import threading
+
+import futurist
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.conductor import cleaning
+from baremetal.conductor import deployments
+from baremetal.conductor import hash_ring
+from baremetal.conductor import manager
+from baremetal.conductor import periodics
+from baremetal.conductor import step_runner
+from baremetal.conductor import workers
+from baremetal.db import api as db
+from baremetal.drivers import registry as registry_mod
+
+LOG = log.getLogger(__name__)
+
+_WAIT_KINDS = {states.CLEANWAIT: cleaning.KIND,
+               states.DEPLOYWAIT: deployments.KIND}
+
+
+class Conductor:
+    """Everything one conductor process (or the embedded server) runs."""
+
+    def __init__(self, conf, registry: registry_mod.Registry | None = None
+                 ) -> None:
+        self.conf = conf
+        self.host = conf.host
+        self.group = (conf.conductor.conductor_group or '').lower()
+        self.registry = registry or registry_mod.Registry(conf)
+        self.workers = workers.WorkerPool(conf.conductor.workers_pool_size)
+        self.periodic_pool = futurist.ThreadPoolExecutor(
+            max_workers=conf.conductor.sync_power_state_workers)
+        self.rings = hash_ring.RingManager(conf)
+        self.manager = manager.ConductorManager(self)
+        self.power_failures: dict[str, int] = {}
+        self.first_takeover = True
+        self._periodic_worker = None
+        self._periodic_thread: threading.Thread | None = None
+        self.record: dict | None = None
+
+    # ---- membership ----
+    def register(self) -> None:
+        self.record = db.register_conductor(self.host, self.group,
+                                            self.registry.offered())
+        self.rings.reset()
+        LOG.info('Conductor %s registered (group "%s", hardware types %s)',
+                 self.host, self.group,
+                 ', '.join(sorted(self.registry.hardware_types)))
+
+    def heartbeat(self) -> None:
+        if not db.touch_conductor(self.host):
+            LOG.warning('Conductor %s was missing from the database; '
+                        'registering again', self.host)
+            self.register()
+
+    def owns(self, row: dict) -> bool:
+        """Does the hash ring map this node to us?"""
+        if row['driver'] not in self.registry.hardware_types:
+            return False
+        if (row.get('conductor_group') or '').lower() != self.group:
+            return False
+        return self.rings.host_for(row['uuid'], row['driver'],
+                                   row.get('conductor_group') or ''
+                                   ) == self.host
+
+    # ---- lifecycle ----
+    def start(self) -> None:
+        self.register()
+        self._periodic_worker = periodics.build(self)
+        self._periodic_thread = threading.Thread(
+            target=self._periodic_worker.start, name='periodics',
+            daemon=True)
+        self._periodic_thread.start()
+
+    def stop(self, graceful: bool = True) -> None:
+        """Stop taking work, let running work finish (bounded), hand the
+        nodes back and leave the ring."""
+        if self._periodic_worker is not None:
+            self._periodic_worker.stop()
+            self._periodic_worker.wait()
+        if graceful:
+            timeout = self.conf.conductor.graceful_shutdown_timeout
+            if not self.workers.wait_idle(timeout):
+                LOG.warning('Conductor %s: work still running after %ss; '
+                            'its nodes will be taken over', self.host,
+                            timeout)
+        db.unregister_conductor(self.host)
+        released = db.release_reservations_of([self.host])
+        for row in released:
+            LOG.warning('Node %s: released at shutdown while "%s"',
+                        row['uuid'], row['provision_state'])
+        self.workers.shutdown(wait=False)
+        self.periodic_pool.shutdown(wait=False)
+
+    def resume_steps(self, task, error: str | None = None) -> None:
+        """The async step a node waits on ended: go on (or fail)."""
+        kind = _WAIT_KINDS.get(task.node.provision_state)
+        if kind is None:
+            raise exception.InvalidStateRequested(
+                action='resume steps', node=task.node.uuid,
+                state=task.node.provision_state)
+        task.upgrade_lock()
+        step_runner.resume(task, kind, error)
+
+    def reload(self) -> None:
+        """SIGHUP: mutable options were re-read by oslo.config."""
+        self.rings.reset()
+        LOG.info('Conductor %s reloaded its configuration', self.host)
+
+
+def check_node_routable(conductor: Conductor, row: dict) -> None:
+    if row['driver'] not in conductor.registry.hardware_types:
+        raise exception.NoValidHost(
+            reason='No conductor service registered which supports '
+                   'driver %s for conductor group "%s".'
+            % (row['driver'], row.get('conductor_group') or ''))

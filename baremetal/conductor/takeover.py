@@ -1,0 +1,100 @@
+"""Taking over nodes from dead conductors (and our own after a restart).
+
+Rules (doc/source/admin/failures.rst):
+* a reservation held by a dead conductor is dropped;
+* stable and failed nodes just change owner (the hash ring);
+* wait states (clean wait, wait call-back, inspect wait, rescue wait)
+  continue: the callback or the driver poll reaches the new owner;
+* a node caught in an active state is resumed where that is safe and
+  failed otherwise:
+  - cleaning: resumed at the recorded step if that step is idempotent
+    (every automated clean step is, by contract); a step that was
+    marked non-idempotent (``idempotent: false`` in its plan entry)
+    fails the node instead of running twice;
+  - deploying, deleting, verifying, inspecting, rescuing, unrescuing,
+    adopting: -> the matching failure state with last_error saying the
+    conductor was lost (verifying -> enroll).
+"""
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.conductor import cleaning
+from baremetal.conductor import step_runner
+from baremetal.conductor import task_manager
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+
+_ACTIVE = (states.CLEANING, states.DEPLOYING, states.DELETING,
+           states.VERIFYING, states.INSPECTING, states.RESCUING,
+           states.UNRESCUING, states.ADOPTING)
+
+
+def run(conductor) -> None:
+    """Release reservations of dead conductors, then recover the nodes
+    left in active states that the ring gives to us."""
+    timeout = conductor.conf.conductor.heartbeat_timeout
+    dead = set(db.dead_conductor_hosts(timeout)) - {conductor.host}
+    if conductor.first_takeover:
+        # nodes we held before a restart: nobody works on them now
+        dead.add(conductor.host)
+    released = db.release_reservations_of(dead)
+    conductor.first_takeover = False
+    for row in released:
+        LOG.warning('Node %s: released reservation of dead conductor %s',
+                    row['uuid'], row['reservation'])
+    if dead:
+        conductor.rings.reset()
+    rows = db.nodes_in_states(_ACTIVE, extra=(
+        db.NODES.c.reservation.is_(None),))
+    for row in rows:
+        try:
+            if not conductor.owns(row):
+                continue
+        except exception.NoValidHost:
+            continue
+        try:
+            recover(conductor, row['id'])
+        except (exception.NodeLocked, exception.NodeNotFound):
+            continue
+        except exception.NoFreeConductorWorker:
+            return
+
+
+def recover(conductor, node_id) -> None:
+    with task_manager.acquire(conductor, node_id, shared=False,
+                              purpose='take over') as task:
+        node = task.node
+        state = node.provision_state
+        if state not in _ACTIVE:
+            return
+        msg = ('The conductor handling node %s was lost while it was '
+               '"%s"' % (node.uuid, state))
+        if state == states.CLEANING:
+            step = step_runner.current_step(task, cleaning.KIND)
+            index = node.driver_internal_info.get(
+                cleaning.KIND.index_key)
+            if step and step.get('idempotent', True) and index is not None:
+                LOG.warning('%s; resuming cleaning at step %s.%s', msg,
+                            step['interface'], step['step'])
+                task.spawn_after(step_runner.run, cleaning.KIND,
+                                 max(index, 0))
+                return
+            if not step and index is None and \
+                    node.target_provision_state != states.MANAGEABLE and \
+                    cleaning.KIND.steps_key not in node.driver_internal_info:
+                # lost before planning: plan again
+                task.spawn_after(cleaning.start)
+                return
+            cleaning._fail(task, msg + '; step %s.%s is not idempotent'
+                           % (step.get('interface'), step.get('step')),
+                           step)
+            return
+        node.last_error = msg
+        LOG.error(msg)
+        if state == states.DELETING:
+            task.process_event('error')
+        else:
+            task.process_event('fail')
