@@ -106,6 +106,14 @@ class RootController:
         return self._dispatcher.dispatch, []
 
 
+def _json_only(app):
+    """Every answer is JSON: keep pecan's content negotiation out."""
+    def wrapper(environ, start_response):
+        environ['HTTP_ACCEPT'] = '*/*'
+        return app(environ, start_response)
+    return wrapper
+
+
 def setup_app(conf, rpcapi):
     """Build the WSGI app: pecan plus auth and proxy middleware."""
     _load_controllers()
@@ -115,7 +123,7 @@ def setup_app(conf, rpcapi):
     app = pecan.Pecan(RootController(Dispatcher(conf, rpcapi)),
                       force_canonical=False, guess_content_type_from_ext=False,
                       use_context_locals=True)
-    app = auth.wrap(app, conf)
+    app = auth.wrap(_json_only(app), conf)
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app

@@ -1,0 +1,165 @@
+"""In-process harness: the real API app and conductor on a fresh SQLite
+database, driven through WSGI (no sockets).  Shared by unit tests.
+
+    h = Harness(tmp_path)            # or the ``api`` pytest fixture
+    status, body, headers = h.request('POST', '/v1/nodes',
+                                      {'driver': 'fake-hardware'})
+    h.wait_for(uuid, 'available')
+"""
+
+import json
+import os
+import time
+
+import sqlalchemy as sa
+import webob
+from oslo_config import cfg
+
+from baremetal import conf as baremetal_conf
+from baremetal.api import app as api_app
+from baremetal.conductor import rpcapi
+from baremetal.conductor import service
+from baremetal.db import api as db
+from baremetal.db import migration
+from baremetal.db import models
+
+CONF = baremetal_conf.CONF
+
+# Only what ships in-tree without BMC libraries.
+FAKE_ONLY = {
+    'enabled_hardware_types': ['fake-hardware', 'manual-management'],
+    'enabled_power_interfaces': ['fake'],
+    'enabled_management_interfaces': ['fake', 'noop'],
+    'enabled_bios_interfaces': ['no-bios', 'fake'],
+    'enabled_inspect_interfaces': ['no-inspect', 'fake'],
+    'enabled_raid_interfaces': ['no-raid', 'fake'],
+}
+
+_TEMPLATE: dict[str, bytes] = {}
+
+
+def _fresh_db(path: str) -> str:
+    """A migrated SQLite file, copied from a per-process template."""
+    if 'db' not in _TEMPLATE:
+        tmpl = path + '.template'
+        engine = sa.create_engine('sqlite:///' + tmpl)
+        models.Base.metadata.create_all(engine)
+        with engine.begin() as conn:
+            import alembic.command
+            alembic.command.stamp(migration._config(conn), 'head')
+        engine.dispose()
+        with open(tmpl, 'rb') as f:
+            _TEMPLATE['db'] = f.read()
+        os.unlink(tmpl)
+    with open(path, 'wb') as f:
+        f.write(_TEMPLATE['db'])
+    return 'sqlite:///' + path
+
+
+def configure(overrides: dict | None = None) -> None:
+    try:
+        CONF([], project='baremetal')
+    except cfg.Error:
+        pass
+    for k, v in {**FAKE_ONLY, **(overrides or {})}.items():
+        group = None
+        if '.' in k:
+            group, k = k.split('.', 1)
+        CONF.set_override(k, v, group=group)
+
+
+class Harness:
+    def __init__(self, tmp_path, overrides: dict | None = None,
+                 version: str = '1.61') -> None:
+        CONF.reset()
+        configure(overrides)
+        CONF.set_override('host', 'test-conductor')
+        url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
+        db.configure(url)
+        self.conductor = service.Conductor(CONF)
+        self.conductor.register()
+        self.rpc = rpcapi.ConductorAPI(CONF, local=self.conductor)
+        self.app = api_app.setup_app(CONF, self.rpc)
+        self.version = version
+
+    def close(self) -> None:
+        self.conductor.workers.wait_idle(10)
+        self.conductor.workers.shutdown()
+        self.conductor.periodic_pool.shutdown()
+        db.engine().dispose()
+        for k in list(FAKE_ONLY):
+            CONF.clear_override(k)
+        CONF.reset()
+
+    def request(self, method: str, path: str, body=None,
+                version: str | None = None, headers: dict | None = None,
+                raw: bytes | None = None):
+        req = webob.Request.blank(path, method=method)
+        req.headers['X-OpenStack-Ironic-API-Version'] = (
+            version or self.version)
+        if headers:
+            req.headers.update(headers)
+        if raw is not None:
+            req.body = raw
+            req.content_type = 'application/json'
+        elif body is not None:
+            req.body = json.dumps(body).encode()
+            req.content_type = 'application/json'
+        resp = req.get_response(self.app)
+        data = None
+        if resp.body:
+            try:
+                data = json.loads(resp.body)
+            except ValueError:
+                data = resp.body
+        return resp.status_int, data, resp.headers
+
+    # ---- conveniences ----
+    def create_node(self, **fields) -> dict:
+        fields.setdefault('driver', 'fake-hardware')
+        status, body, _ = self.request('POST', '/v1/nodes', fields)
+        assert status == 201, body
+        return body
+
+    def provision(self, node: str, target: str, expect: int = 202,
+                  **extra) -> dict | None:
+        status, body, _ = self.request(
+            'PUT', '/v1/nodes/%s/states/provision' % node,
+            dict(target=target, **extra))
+        assert status == expect, (status, body)
+        return body
+
+    def node(self, node: str) -> dict:
+        status, body, _ = self.request('GET', '/v1/nodes/%s' % node)
+        assert status == 200, body
+        return body
+
+    def wait_for(self, node: str, state: str, timeout: float = 10.0
+                 ) -> dict:
+        """Wait until the node rests in ``state`` (no target, no lock)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.conductor.workers.wait_idle(timeout)
+            n = self.node(node)
+            if n['provision_state'] == state and \
+                    not n['target_provision_state'] and \
+                    not n['reservation']:
+                return n
+            if time.monotonic() > deadline:
+                raise AssertionError('node %s is %s (target %s), not %s; '
+                                     'last_error: %s'
+                                     % (node, n['provision_state'],
+                                        n['target_provision_state'], state,
+                                        n['last_error']))
+            time.sleep(0.01)
+
+    def make_available(self, **fields) -> dict:
+        n = self.create_node(**fields)
+        self.provision(n['uuid'], 'manage')
+        self.wait_for(n['uuid'], 'manageable')
+        self.provision(n['uuid'], 'provide')
+        return self.wait_for(n['uuid'], 'available')
+
+
+def error_message(body) -> str:
+    return json.loads(body['error_message'])['faultstring']
