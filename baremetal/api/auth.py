@@ -153,8 +153,8 @@ def wrap(app, conf):
         return HTTPBasic(app, conf.http_basic_auth_user_file)
     from keystonemiddleware import auth_token
     inner = KeystoneContext(app)
-    protected = auth_token.AuthProtocol(inner, {'delay_auth_decision':
-                                                True})
+    protected = auth_token.AuthProtocol(inner,
+                                        {'oslo_config_config': conf})
 
     def keystone_app(environ, start_response):
         path = environ.get('PATH_INFO', '/')
