@@ -6,6 +6,14 @@ from oslo_context import context as oslo_context
 
 from baremetal.api import policy
 from baremetal.common import exception
+from tests import harness
+
+
+@pytest.fixture(autouse=True)
+def parsed_config():
+    harness.configure()
+    yield
+    harness.CONF.reset()
 
 
 class _Req:
