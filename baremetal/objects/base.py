@@ -18,6 +18,8 @@ from baremetal.db import api as db
 class Record:
     table: ClassVar[sa.Table]
     json_fields: ClassVar[frozenset[str]] = frozenset()
+    # JSON fields that read as {} rather than None when empty
+    dict_fields: ClassVar[frozenset[str]] = frozenset()
     not_found: ClassVar[type[Exception]]
     not_found_key: ClassVar[str] = 'ident'
 
@@ -38,12 +40,9 @@ class Record:
             orig = self._json_orig
             if name not in orig:
                 orig[name] = json.dumps(value, sort_keys=True)
-            if value is None:
-                value = data[name] = {} if name not in (
-                    'clean_step', 'deploy_step', 'raid_config',
-                    'target_raid_config') else None
-                if value is None:
-                    return None
+            if value is None and name in self.dict_fields:
+                # an empty dict the caller may fill in place
+                value = data[name] = {}
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -13,6 +13,7 @@ JSON_FIELDS = frozenset(
 class Node(base.Record):
     table = db.NODES
     json_fields = JSON_FIELDS
+    dict_fields = JSON_FIELDS - {'raid_config', 'target_raid_config'}
     not_found = exception.NodeNotFound
     not_found_key = 'node'
     __slots__ = ()
@@ -31,6 +32,7 @@ class Port(base.Record):
     table = db.PORTS
     json_fields = frozenset(('extra', 'local_link_connection',
                              'internal_info'))
+    dict_fields = json_fields
     not_found = exception.PortNotFound
     not_found_key = 'port'
     __slots__ = ()
