@@ -49,6 +49,7 @@ def render(exc: BaseException) -> tuple[int, bytes]:
         if status >= 500:
             LOG.error('Request failed: %s', message)
     else:
-        LOG.exception('Unexpected error while serving a request')
+        LOG.error('Unexpected error while serving a request',
+                  exc_info=exc)
         message = 'An internal error occurred: %s' % type(exc).__name__
     return status, body(status, message)

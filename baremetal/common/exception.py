@@ -156,7 +156,8 @@ class ConductorNotFound(NotFound):
 
 
 class DriverNotFound(NotFound):
-    _msg_fmt = 'Could not find the following driver(s) or hardware type(s): %(driver_name)s.'
+    _msg_fmt = ('Could not find the following driver(s) or hardware '
+                'type(s): %(driver_name)s.')
 
 
 class AllocationNotFound(NotFound):
@@ -180,7 +181,8 @@ class NodeTraitNotFound(NotFound):
 
 
 class VifNotAttached(NotFound):
-    _msg_fmt = 'Unable to detach VIF %(vif)s from node %(node)s because it is not attached to it.'
+    _msg_fmt = ('Unable to detach VIF %(vif)s from node %(node)s because '
+                'it is not attached to it.')
 
 
 class ResourceNotFound(NotFound):
@@ -232,7 +234,8 @@ class ConductorAlreadyRegistered(Conflict):
 
 
 class NoFreeConductorWorker(TemporaryFailure):
-    _msg_fmt = 'Requested action cannot be performed due to lack of free conductor workers.'
+    _msg_fmt = ('Requested action cannot be performed due to lack of free '
+                'conductor workers.')
 
 
 class NoValidHost(TemporaryFailure):

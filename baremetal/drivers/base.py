@@ -403,7 +403,7 @@ class VendorInterface(BaseInterface):
     interface_type = 'vendor'
 
     def vendor_routes(self) -> dict:
-        """``{method: {'func':, 'http_methods':, 'async':, 'description':}}``"""
+        """``{method: {'func', 'http_methods', 'async', 'description'}}``"""
         return {}
 
     def driver_routes(self) -> dict:

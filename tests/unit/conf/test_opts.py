@@ -7,7 +7,7 @@ from baremetal.conf import opts
 def test_list_opts_covers_every_group_and_option():
     listed = {group: {o.dest for o in options}
               for group, options in opts.list_opts()}
-    for group, mod in opts.GROUP_MODULES.items():
+    for group in opts.GROUP_MODULES:
         assert group in listed
     for group_name, mod in opts.GROUP_MODULES.items():
         if group_name in ('DEFAULT', 'database') or not mod.list_opts():

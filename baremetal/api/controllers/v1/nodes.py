@@ -8,7 +8,6 @@ from baremetal.api import collection
 from baremetal.api import hardware
 from baremetal.api import patching
 from baremetal.api import policy
-from baremetal.api import state
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route

@@ -1,0 +1,127 @@
+"""The real peers tests use: PostgreSQL, MariaDB and RabbitMQ on this
+machine.
+
+Each helper returns a URL to a fresh, private resource (a database or a
+vhost named for this test process) and removes it at exit.  When a
+service is unreachable the test is skipped with the reason, except in CI
+(``CI=true`` or ``BAREMETAL_REQUIRE_SERVICES=1``), where it fails.
+"""
+
+import atexit
+import functools
+import os
+import shutil
+import socket
+import subprocess
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+HOST = '127.0.0.1'
+_START = {
+    'PostgreSQL': 'pg_ctlcluster --skip-systemctl-redirect '
+                  '$(ls /etc/postgresql) main start',
+    'MariaDB': 'start-stop-daemon --start --oknodo --background '
+               '--exec /usr/sbin/mariadbd',
+    'RabbitMQ': 'rabbitmq-server -detached',
+}
+
+
+def required() -> bool:
+    return (os.environ.get('CI') == 'true'
+            or os.environ.get('BAREMETAL_REQUIRE_SERVICES') == '1')
+
+
+def unavailable(service: str, why: str):
+    msg = ('%s is not reachable on %s (%s); start it with: %s'
+           % (service, HOST, why, _START[service]))
+    if required():
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@functools.cache
+def _port_open(port: int) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _suffix() -> str:
+    worker = os.environ.get('PYTEST_XDIST_WORKER', 'main')
+    return '%s_%d_%s' % (worker, os.getpid(), uuid.uuid4().hex[:6])
+
+
+def postgresql_url() -> str:
+    """A fresh PostgreSQL database; dropped at process exit."""
+    if not _port_open(5432):
+        unavailable('PostgreSQL', 'port 5432 closed')
+    admin = sa.create_engine('postgresql+psycopg2://postgres@%s/postgres'
+                             % HOST, isolation_level='AUTOCOMMIT')
+    name = 'bmtest_' + _suffix()
+    try:
+        with admin.connect() as c:
+            c.execute(sa.text('CREATE DATABASE "%s"' % name))
+    except sa.exc.OperationalError as e:
+        unavailable('PostgreSQL', str(e).splitlines()[0])
+
+    def drop():
+        with admin.connect() as c:
+            c.execute(sa.text('DROP DATABASE IF EXISTS "%s" WITH (FORCE)'
+                              % name))
+        admin.dispose()
+    atexit.register(drop)
+    return 'postgresql+psycopg2://postgres@%s/%s' % (HOST, name)
+
+
+def mysql_url() -> str:
+    """A fresh MariaDB database; dropped at process exit."""
+    if not _port_open(3306):
+        unavailable('MariaDB', 'port 3306 closed')
+    admin = sa.create_engine('mysql+pymysql://root@%s/' % HOST)
+    name = 'bmtest_' + _suffix()
+    try:
+        with admin.begin() as c:
+            c.execute(sa.text('CREATE DATABASE `%s` CHARACTER SET utf8mb4'
+                              % name))
+    except sa.exc.OperationalError as e:
+        unavailable('MariaDB', str(e).splitlines()[0])
+
+    def drop():
+        with admin.begin() as c:
+            c.execute(sa.text('DROP DATABASE IF EXISTS `%s`' % name))
+        admin.dispose()
+    atexit.register(drop)
+    return 'mysql+pymysql://root@%s/%s?charset=utf8mb4' % (HOST, name)
+
+
+def rabbit_url() -> str:
+    """A RabbitMQ vhost of our own (when rabbitmqctl is usable)."""
+    if not _port_open(5672):
+        unavailable('RabbitMQ', 'port 5672 closed')
+    ctl = shutil.which('rabbitmqctl')
+    if not ctl:
+        return 'rabbit://guest:guest@%s:5672/' % HOST
+    vhost = 'bmtest_' + _suffix()
+    try:
+        subprocess.run([ctl, '-q', 'add_vhost', vhost], check=True,
+                       capture_output=True, timeout=60)
+        subprocess.run([ctl, '-q', 'set_permissions', '-p', vhost, 'guest',
+                        '.*', '.*', '.*'], check=True, capture_output=True,
+                       timeout=60)
+    except (subprocess.SubprocessError, OSError) as e:
+        unavailable('RabbitMQ', 'rabbitmqctl failed: %s' % e)
+
+    def drop():
+        subprocess.run([ctl, '-q', 'delete_vhost', vhost],
+                       capture_output=True, timeout=60)
+    atexit.register(drop)
+    return 'rabbit://guest:guest@%s:5672/%s' % (HOST, vhost)
+
+
+def db_url(kind: str) -> str:
+    return {'sqlite': lambda: None, 'postgresql': postgresql_url,
+            'mysql': mysql_url}[kind]()

@@ -1,0 +1,68 @@
+"""Migrations build the models' schema on SQLite, PostgreSQL and MariaDB,
+and 0002 gives existing nodes retired=false."""
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from alembic import autogenerate
+from alembic.migration import MigrationContext
+
+from baremetal.db import migration
+from baremetal.db import models
+from tests import services
+
+
+@pytest.fixture(params=['sqlite', 'postgresql', 'mysql'])
+def engine(request, tmp_path):
+    url = services.db_url(request.param) or \
+        'sqlite:///%s' % (tmp_path / 'm.sqlite')
+    engine = sa.create_engine(url)
+    yield engine
+    engine.dispose()
+
+
+def _diff(engine):
+    with engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={
+            'compare_type': False, 'render_as_batch': True})
+        diff = autogenerate.compare_metadata(ctx, models.Base.metadata)
+    # index/constraint naming of unique keys differs between backends
+    return [d for d in diff if d[0] not in ('remove_index', 'add_index')
+            or d[1].name not in {i.name for t in models.TABLES.values()
+                                 for i in t.indexes}]
+
+
+def test_upgrade_builds_the_models_schema(engine):
+    migration.upgrade(engine)
+    assert migration.version(engine) == '0002'
+    assert _diff(engine) == []
+
+
+def test_retired_migration_keeps_old_nodes(engine):
+    migration.upgrade(engine, '0001')
+    nodes = sa.table('nodes', sa.column('uuid'), sa.column('driver'),
+                     sa.column('maintenance'), sa.column('console_enabled'),
+                     sa.column('protected'), sa.column('conductor_group'),
+                     sa.column('provision_state'))
+    u = str(uuid.uuid4())
+    with engine.begin() as c:
+        c.execute(nodes.insert().values(
+            uuid=u, driver='fake-hardware', maintenance=False,
+            console_enabled=False, protected=False, conductor_group='',
+            provision_state='active'))
+    migration.upgrade(engine)
+    with engine.connect() as c:
+        row = c.execute(sa.text('SELECT retired, retired_reason, '
+                                'provision_state FROM nodes WHERE uuid=:u'),
+                        {'u': u}).one()
+    assert not row[0] and row[0] is not None
+    assert row[1] is None
+    assert row[2] == 'active'
+
+
+def test_create_schema_needs_an_empty_database(engine):
+    migration.create_schema(engine)
+    assert migration.version(engine) == '0002'
+    with pytest.raises(RuntimeError):
+        migration.create_schema(engine)
