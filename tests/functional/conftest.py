@@ -1,0 +1,28 @@
+import pytest
+
+from tests.functional import processes
+
+
+@pytest.fixture(scope='module')
+def server(tmp_path_factory):
+    """One embedded baremetal-server per test module."""
+    tmp = tmp_path_factory.mktemp('server')
+    conf = processes.base_conf(tmp, conductor={
+        'check_provision_state_interval': 1,
+        'async_step_poll_interval': 1})
+    svc = processes.Service('baremetal-server', tmp, 'server', conf,
+                            port=processes.free_port())
+    svc.start()
+    yield svc
+    rc = svc.stop()
+    assert rc == 0, svc.log()
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed and call.when == 'call':
+        svc = item.funcargs.get('server')
+        if svc is not None:
+            rep.sections.append(('baremetal-server log', svc.log()))
