@@ -32,24 +32,25 @@ class ConductorAPI:
         return self.rings.host_for(node['uuid'], node['driver'],
                                    node.get('conductor_group') or '')
 
-    def _call(self, node: dict | None, method: str, context=None,
+    def _call(self, node: dict | None, rpc_method: str, context=None,
               host: str | None = None, **kwargs) -> Any:
         if self.local is not None:
             if node is not None:
                 from baremetal.conductor import service
                 service.check_node_routable(self.local, node)
-            return getattr(self.local.manager, method)(context, **kwargs)
+            return getattr(self.local.manager, rpc_method)(context,
+                                                           **kwargs)
         if host is None:
             host = self.host_for(node)
         cctxt = self._client.prepare(server=host)
         try:
-            return cctxt.call(context or {}, method, **kwargs)
+            return cctxt.call(context or {}, rpc_method, **kwargs)
         except messaging.MessagingTimeout:
             self.rings.reset()
             raise exception.NoValidHost(
                 reason='Conductor %s did not answer %s in time (%ss); it '
                        'may be overloaded or gone. Retry later.'
-                % (host, method, self.conf.rpc_response_timeout_api)
+                % (host, rpc_method, self.conf.rpc_response_timeout_api)
             ) from None
         except messaging.MessageDeliveryFailure as e:
             raise exception.NoValidHost(
@@ -75,15 +76,16 @@ class ConductorAPI:
                    node_id=node['uuid'], new_state=new_state,
                    timeout=timeout)
 
-    def node_call(self, ctx, node: dict, method: str, **kwargs) -> Any:
+    def node_call(self, ctx, node: dict, rpc_method: str, **kwargs) -> Any:
         """Any other per-node method of ConductorManager."""
-        return self._call(node, method, ctx, node_id=node['uuid'],
+        return self._call(node, rpc_method, ctx, node_id=node['uuid'],
                           **kwargs)
 
-    def driver_call(self, ctx, driver: str, method: str, **kwargs) -> Any:
+    def driver_call(self, ctx, driver: str, rpc_method: str, **kwargs
+                    ) -> Any:
         if self.local is not None:
-            return getattr(self.local.manager, method)(
+            return getattr(self.local.manager, rpc_method)(
                 ctx, driver_name=driver, **kwargs)
-        return self._call(None, method, ctx,
+        return self._call(None, rpc_method, ctx,
                           host=self.any_host_for_driver(driver),
                           driver_name=driver, **kwargs)

@@ -273,8 +273,9 @@ def reserve_node(host: str, ident: Any) -> dict:
 def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
     """Drop our reservation (and save ``values`` in the same UPDATE)."""
     vals = dict(values or {})
+    if vals:
+        vals.setdefault('updated_at', utcnow())
     vals['reservation'] = None
-    vals.setdefault('updated_at', utcnow())
     with writer() as conn:
         res = conn.execute(NODES.update()
                            .where(NODES.c.id == node_id,

@@ -51,6 +51,11 @@ def heartbeat(req, node):
     callback_url = body.get('callback_url', req.params.get('callback_url'))
     agent_version = body.get('agent_version',
                              req.params.get('agent_version'))
+    for name, value in (('callback_url', callback_url),
+                        ('agent_version', agent_version)):
+        if value is not None and not isinstance(value, str):
+            raise exception.InvalidParameterValue(
+                err='%s must be a string, got %r' % (name, value))
     if agent_version is not None and not req.allows(versions.AGENT_VERSION):
         raise exception.NotAcceptable(
             reason='agent_version needs API version 1.36 or later')

@@ -1,0 +1,191 @@
+"""Bad input never crashes or changes a node: a clear 4xx every time."""
+
+import json
+
+import pytest
+
+
+U = "{u}"
+
+cases = [
+    ("POST", "/v1/nodes", None, b"not json"),
+    ("POST", "/v1/nodes", [1, 2], None),
+    ("POST", "/v1/nodes", {"driver": "nope"}, None),
+    (
+        "POST",
+        "/v1/nodes",
+        {"driver": "fake-hardware", "driver_info": "str"},
+        None,
+    ),
+    (
+        "POST",
+        "/v1/nodes",
+        {"driver": "fake-hardware", "power_interface": "ipmi"},
+        None,
+    ),
+    ("POST", "/v1/nodes", {"driver": "fake-hardware", "uuid": "abc"}, None),
+    ("POST", "/v1/nodes", {"driver": "fake-hardware", "foo": 1}, None),
+    (
+        "POST",
+        "/v1/nodes",
+        {"driver": "fake-hardware", "name": "bad name!"},
+        None,
+    ),
+    (
+        "POST",
+        "/v1/nodes",
+        {"driver": "fake-hardware", "maintenance": "yes"},
+        None,
+    ),
+    ("GET", "/v1/nodes?limit=abc", None, None),
+    ("GET", "/v1/nodes?limit=-1", None, None),
+    ("GET", "/v1/nodes?sort_key=driver_info", None, None),
+    ("GET", "/v1/nodes?sort_dir=up", None, None),
+    ("GET", "/v1/nodes?marker=nonexistent", None, None),
+    ("GET", "/v1/nodes?fields=bogus", None, None),
+    ("GET", "/v1/nodes?maintenance=maybe", None, None),
+    ("GET", "/v1/nodes?detail=true&fields=uuid", None, None),
+    ("GET", "/v1/nodes/%s?fields=uuid,,name" % U, None, None),
+    ("PATCH", "/v1/nodes/" + U, {"op": "replace"}, None),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/provision_state", "value": "active"}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/nope", "value": 1}],
+        None,
+    ),
+    ("PATCH", "/v1/nodes/" + U, [{"op": "remove", "path": "/driver"}], None),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "remove", "path": "/extra/missing"}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/driver", "value": "nope"}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/instance_uuid", "value": "x"}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/properties", "value": [1]}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "move", "from": "/extra", "path": "/properties"}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "add", "path": "/extra/a/b", "value": 1}],
+        None,
+    ),
+    (
+        "PATCH",
+        "/v1/nodes/" + U,
+        [{"op": "replace", "path": "/conductor_group", "value": "bad group"}],
+        None,
+    ),
+    ("PUT", "/v1/nodes/%s/states/provision" % U, {"target": "fly"}, None),
+    ("PUT", "/v1/nodes/%s/states/provision" % U, {"target": "active"}, None),
+    ("PUT", "/v1/nodes/%s/states/provision" % U, {}, None),
+    ("PUT", "/v1/nodes/%s/states/provision" % U, "str", None),
+    (
+        "PUT",
+        "/v1/nodes/%s/states/provision" % U,
+        {"target": "clean", "clean_steps": "x"},
+        None,
+    ),
+    (
+        "PUT",
+        "/v1/nodes/%s/states/provision" % U,
+        {"target": "manage", "clean_steps": []},
+        None,
+    ),
+    ("PUT", "/v1/nodes/%s/states/power" % U, {"target": "on"}, None),
+    (
+        "PUT",
+        "/v1/nodes/%s/states/power" % U,
+        {"target": "power on", "timeout": -1},
+        None,
+    ),
+    (
+        "PUT",
+        "/v1/nodes/%s/states/power" % U,
+        {"target": "power on", "timeout": "x"},
+        None,
+    ),
+    ("PUT", "/v1/nodes/%s/states/raid" % U, {"logical_disks": "x"}, None),
+    (
+        "PUT",
+        "/v1/nodes/%s/management/boot_device" % U,
+        {"boot_device": "floppy"},
+        None,
+    ),
+    ("PUT", "/v1/nodes/%s/traits" % U, {"traits": ["lower"]}, None),
+    ("PUT", "/v1/nodes/%s/traits" % U, {"traits": "x"}, None),
+    ("POST", "/v1/nodes/%s/vifs" % U, {"id": 5}, None),
+    ("DELETE", "/v1/nodes/%s/vifs/none" % U, None, None),
+    ("GET", "/v1/nodes/%s/cleaning/steps?min_priority=x" % U, None, None),
+    ("POST", "/v1/ports", {"address": "zz", "node_uuid": U}, None),
+    (
+        "POST",
+        "/v1/ports",
+        {"address": "52:54:00:00:00:01", "node_uuid": "nonode"},
+        None,
+    ),
+    ("POST", "/v1/ports", {"address": "52:54:00:00:00:01"}, None),
+    ("GET", "/v1/ports?node=nonode", None, None),
+    ("POST", "/v1/chassis", {"description": 5}, None),
+    ("GET", "/v1/drivers/nope", None, None),
+    ("GET", "/v1/conductors/nope", None, None),
+    ("GET", "/v1/nope", None, None),
+    ("DELETE", "/v1/nodes", None, None),
+    ("GET", "/v1/heartbeat/%s" % U, None, None),
+    ("POST", "/v1/heartbeat/%s" % U, {"callback_url": 1}, None),
+    ("GET", "/v1/lookup", None, None),
+    ("GET", "/v1/nodes/%s/vendor_passthru?method=nope" % U, None, None),
+    ("PUT", "/v1/nodes/%s/states/console" % U, {"enabled": "maybe"}, None),
+]
+
+
+ALLOWED = {
+    ("GET", "/v1/nodes/%s?fields=uuid,,name" % U),
+}
+
+
+@pytest.mark.parametrize("method,path,body,raw", cases)
+def test_bad_input_is_a_clear_4xx_and_the_node_is_untouched(
+    api, method, path, body, raw
+):
+    n = api.create_node(name="x", extra={"keep": 1})
+    before = api.node(n["uuid"])
+    if body is not None:
+        body = json.loads(json.dumps(body).replace("{u}", n["uuid"]))
+    status, resp, headers = api.request(
+        method, path.replace("{u}", n["uuid"]), body, raw=raw
+    )
+    if (method, path) in ALLOWED:
+        return
+    assert 400 <= status < 500, (status, resp)
+    assert headers["Content-Type"].startswith("application/json")
+    fault = json.loads(resp["error_message"])
+    assert fault["faultstring"] and "Traceback" not in fault["faultstring"]
+    after = api.node(n["uuid"])
+    assert after == before
