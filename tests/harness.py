@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from baremetal import conf as baremetal_conf
 from baremetal.api import app as api_app
+from baremetal.common import state_machine
 from baremetal.conductor import rpcapi
 from baremetal.conductor import service
 from baremetal.db import api as db
@@ -84,8 +85,8 @@ class Harness:
 
     def close(self) -> None:
         self.conductor.workers.wait_idle(10)
-        self.conductor.workers.shutdown()
-        self.conductor.periodic_pool.shutdown()
+        self.conductor.workers.shutdown(wait=False)
+        self.conductor.periodic_pool.shutdown(wait=False)
         db.engine().dispose()
         for k in list(FAKE_ONLY):
             CONF.clear_override(k)
@@ -141,9 +142,9 @@ class Harness:
         while True:
             self.conductor.workers.wait_idle(timeout)
             n = self.node(node)
-            if n['provision_state'] == state and \
-                    not n['target_provision_state'] and \
-                    not n['reservation']:
+            if n['provision_state'] == state and not n['reservation'] \
+                    and (not n['target_provision_state']
+                         or state in state_machine.FAIL_STATES):
                 return n
             if time.monotonic() > deadline:
                 raise AssertionError('node %s is %s (target %s), not %s; '

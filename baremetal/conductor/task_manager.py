@@ -140,14 +140,20 @@ class TaskManager:
             return
         fn, args, kwargs = self._spawn
         self._spawn = None
-        # make the transition visible before the API answers 202
-        if not self.shared:
-            self.node.save()
         try:
-            self.conductor.workers.submit(self._run, fn, args, kwargs)
+            self.conductor.workers.reserve()
         except exception.NoFreeConductorWorker:
             self.release_resources(save=False)
             raise
+        try:
+            # make the transition visible before the API answers 202
+            if not self.shared:
+                self.node.save()
+        except Exception:
+            self.conductor.workers.release()
+            self.release_resources(save=False)
+            raise
+        self.conductor.workers.start(self._run, fn, args, kwargs)
 
     def _run(self, fn, args, kwargs) -> None:
         try:

@@ -23,16 +23,29 @@ class WorkerPool:
         self._busy = 0
         self._idle = threading.Condition(self._lock)
 
-    def submit(self, fn, *args, **kwargs):
+    def reserve(self) -> None:
+        """Claim a worker now (503 if none is free); ``start`` uses it.
+        Claim before changing anything, so a refusal changes nothing."""
         with self._lock:
             if self._busy >= self.size:
                 raise exception.NoFreeConductorWorker()
             self._busy += 1
+
+    def release(self) -> None:
+        """Give back a claim that will not be used."""
+        self._done()
+
+    def start(self, fn, *args, **kwargs):
+        """Run ``fn`` on the worker claimed with ``reserve``."""
         try:
             return self._executor.submit(self._wrap, fn, args, kwargs)
         except Exception:
             self._done()
             raise exception.NoFreeConductorWorker() from None
+
+    def submit(self, fn, *args, **kwargs):
+        self.reserve()
+        return self.start(fn, *args, **kwargs)
 
     def _wrap(self, fn, args, kwargs):
         try:

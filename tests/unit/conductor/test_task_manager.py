@@ -1,0 +1,106 @@
+"""Node locks: one atomic reservation, 409 for the loser, shared reads."""
+
+import threading
+
+import pytest
+
+from baremetal.common import exception
+from baremetal.conductor import task_manager
+from baremetal.db import api as db
+from tests import harness
+
+
+def test_exclusive_lock_is_atomic_one_of_many_wins(api):
+    n = api.create_node()
+    winners, losers = [], []
+    barrier = threading.Barrier(8)
+
+    def grab(i):
+        barrier.wait()
+        try:
+            db.reserve_node('host-%d' % i, n['uuid'])
+            winners.append(i)
+        except exception.NodeLocked:
+            losers.append(i)
+
+    threads = [threading.Thread(target=grab, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(winners) == 1 and len(losers) == 7
+    assert api.node(n['uuid'])['reservation'] == 'host-%d' % winners[0]
+
+
+def test_locked_node_answers_409_and_stays_as_it_was(api):
+    n = api.create_node(name='locked')
+    db.reserve_node('other-conductor', n['uuid'])
+    before = api.node(n['uuid'])
+    for method, path, body in (
+            ('PUT', '/v1/nodes/locked/states/provision',
+             {'target': 'manage'}),
+            ('PUT', '/v1/nodes/locked/states/power',
+             {'target': 'power on'}),
+            ('PATCH', '/v1/nodes/locked',
+             [{'op': 'add', 'path': '/extra/a', 'value': 1}]),
+            ('DELETE', '/v1/nodes/locked', None)):
+        status, resp, _ = api.request(method, path, body)
+        assert status == 409, (method, path, resp)
+        msg = harness.error_message(resp)
+        assert 'locked by host other-conductor' in msg
+    assert api.node(n['uuid']) == before
+
+
+def test_shared_tasks_do_not_block_each_other(api):
+    n = api.create_node()
+    c = api.conductor
+    with task_manager.acquire(c, n['uuid'], shared=True) as t1:
+        with task_manager.acquire(c, n['uuid'], shared=True) as t2:
+            assert t1.node.uuid == t2.node.uuid
+        with task_manager.acquire(c, n['uuid'], shared=False) as t3:
+            assert t3.node.reservation == c.host
+    assert api.node(n['uuid'])['reservation'] is None
+
+
+def test_lock_released_after_a_failing_worker(api):
+    n = api.create_node(driver_info={'fake_fail_steps': ['deploy.deploy']})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'available')
+    api.provision(n['uuid'], 'active')
+    node = api.wait_for(n['uuid'], 'deploy failed')
+    assert node['reservation'] is None
+    assert 'deploy.deploy' in node['last_error']
+
+
+def test_lock_released_when_the_block_raises(api):
+    n = api.create_node()
+    with pytest.raises(RuntimeError):
+        with task_manager.acquire(api.conductor, n['uuid'], shared=False):
+            raise RuntimeError('boom')
+    assert api.node(n['uuid'])['reservation'] is None
+
+
+def test_no_free_worker_is_503_and_the_node_is_untouched(api):
+    n = api.create_node()
+    pool = api.conductor.workers
+    gate = threading.Event()
+    started = 0
+    while True:
+        try:
+            pool.submit(gate.wait, 10)
+            started += 1
+        except exception.NoFreeConductorWorker:
+            break
+    try:
+        status, body, _ = api.request(
+            'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+            {'target': 'manage'})
+        assert status == 503, body
+        node = api.node(n['uuid'])
+        assert node['provision_state'] == 'enroll'
+        assert node['reservation'] is None
+    finally:
+        gate.set()
+    assert started == pool.size
