@@ -144,7 +144,8 @@ class Harness:
             n = self.node(node)
             if n['provision_state'] == state and not n['reservation'] \
                     and (not n['target_provision_state']
-                         or state in state_machine.FAIL_STATES):
+                         or state in state_machine.FAIL_STATES
+                         or state in state_machine.WAIT_STATES):
                 return n
             if time.monotonic() > deadline:
                 raise AssertionError('node %s is %s (target %s), not %s; '

@@ -291,3 +291,11 @@ class NodeIsRetired(Conflict):
 class NotAuthenticated(BaremetalException):
     _msg_fmt = 'Authentication required.'
     code = 401
+
+
+class StepsNotReady(BaremetalException):
+    """A driver cannot list its steps right now (e.g. they come from an
+    agent that has not reported yet)."""
+
+    _msg_fmt = ('The steps of node %(node)s are not known yet; retry in '
+                '%(retry_after)s seconds.')

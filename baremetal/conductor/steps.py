@@ -30,7 +30,12 @@ def driver_steps(task, kind: str) -> list[dict]:
         getter = getattr(iface, 'get_%s_steps' % kind, None)
         if getter is None:
             continue
-        out.extend(getter(task))
+        found = getter(task)
+        if found is None:
+            # the interface cannot list its steps now (see StepsNotReady)
+            raise exception.StepsNotReady(node=task.node.uuid,
+                                          retry_after=-1)
+        out.extend(found)
     return sorted(out, key=sort_key)
 
 

@@ -157,8 +157,13 @@ class BaseInterface(metaclass=abc.ABCMeta):
             })
         return out
 
-    def get_clean_steps(self, task) -> list[dict[str, Any]]:
-        """Clean steps of this interface, priorities resolved."""
+    def get_clean_steps(self, task) -> list[dict[str, Any]] | None:
+        """Clean steps of this interface, priorities resolved.
+
+        An interface whose steps are not known yet (an agent has not
+        reported them) returns None or raises ``StepsNotReady`` with
+        ``retry_after`` seconds; the steps listing then answers 202 with a
+        ``Retry-Request-After`` header."""
         return self._steps('clean')
 
     def get_deploy_steps(self, task) -> list[dict[str, Any]]:

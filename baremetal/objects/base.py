@@ -64,8 +64,13 @@ class Record:
         return out
 
     def _reset_tracking(self) -> None:
+        """After a save: what is stored now is the new original.  JSON
+        fields already handed out stay tracked, since callers may keep
+        mutating the dict they hold."""
         self._changed.clear()
-        self._json_orig.clear()
+        orig = self._json_orig
+        for k in orig:
+            orig[k] = json.dumps(self._data.get(k), sort_keys=True)
 
     @classmethod
     def get(cls, ident: Any, columns=None):
@@ -93,7 +98,8 @@ class Record:
                        **{self.not_found_key: self._data.get('uuid')})
         self._data.clear()
         self._data.update(fresh)
-        self._reset_tracking()
+        self._changed.clear()
+        self._json_orig.clear()
 
     def destroy(self) -> None:
         db.delete(self.table, self._data['id'])

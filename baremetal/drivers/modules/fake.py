@@ -7,7 +7,9 @@ end to end:
 * ``fake_fail_steps``: list of ``"interface.step"`` that raise;
 * ``fake_async_steps``: list of ``"interface.step"`` that return the wait
   state; ``POST /v1/heartbeat/{node}`` (or ``poll_step`` once
-  ``fake_async_done`` lists the step) finishes them.
+  ``fake_async_done`` lists the step) finishes them;
+* ``fake_steps_unknown``: the deploy interface cannot list its clean
+  steps yet.
 """
 
 from baremetal.common import exception
@@ -15,21 +17,22 @@ from baremetal.common import states
 from baremetal.drivers import base
 
 
-def _steer(task, kind: str, iface: str, step: str) -> str | None:
-    info = task.node.driver_info
-    name = '%s.%s' % (iface, step)
-    if name in (info.get('fake_fail_steps') or ()):
-        raise exception.HardwareError(
-            reason='fake failure of %s step %s (driver_info '
-                   'fake_fail_steps)' % (kind, name))
-    if name in (info.get('fake_async_steps') or ()):
-        return states.CLEANWAIT if kind == 'clean' else states.DEPLOYWAIT
-    return None
-
-
 class FakeBase:
     def get_properties(self):
         return {}
+
+    def _execute(self, kind, task, step):
+        name = '%s.%s' % (step['interface'], step['step'])
+        info = task.node.driver_info
+        if name in (info.get('fake_fail_steps') or ()):
+            raise exception.HardwareError(
+                reason='fake failure of %s step %s (driver_info '
+                       'fake_fail_steps)' % (kind, name))
+        result = super()._execute(kind, task, step)
+        if name in (info.get('fake_async_steps') or ()):
+            return (states.CLEANWAIT if kind == 'clean'
+                    else states.DEPLOYWAIT)
+        return result
 
     def validate(self, task):
         pass
@@ -95,30 +98,34 @@ class FakeManagement(FakeBase, base.ManagementInterface):
             raise exception.InvalidParameterValue(
                 err='firmware_images must be a list')
         task.node.driver_internal_info['fake_firmware'] = firmware_images
-        return _steer(task, 'clean', 'management', 'update_firmware')
 
 
 class FakeDeploy(FakeBase, base.DeployInterface):
     """Deployment as four steps at distinct priorities (see docs)."""
 
+    def get_clean_steps(self, task):
+        # driver_info fake_steps_unknown: behave like an agent-based
+        # interface whose steps are not known yet
+        if task.node.driver_info.get('fake_steps_unknown'):
+            return None
+        return super().get_clean_steps(task)
+
     @base.deploy_step(priority=100)
     def deploy(self, task):
-        return _steer(task, 'deploy', 'deploy', 'deploy')
+        """Main deploy step (a real driver boots its ramdisk here)."""
 
     @base.deploy_step(priority=80)
     def write_image(self, task):
-        return _steer(task, 'deploy', 'deploy', 'write_image')
+        """Write the instance image."""
 
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
-        return _steer(task, 'deploy', 'deploy', 'prepare_instance_boot')
+        """Set up the boot of the instance."""
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
-        r = _steer(task, 'deploy', 'deploy', 'boot_instance')
-        if r is None:
-            task.node.power_state = states.POWER_ON
-        return r
+        """Power the instance on."""
+        task.node.power_state = states.POWER_ON
 
     def tear_down(self, task):
         task.node.power_state = states.POWER_OFF
@@ -127,12 +134,10 @@ class FakeDeploy(FakeBase, base.DeployInterface):
     @base.clean_step(priority=99, abortable=False)
     def erase_devices_metadata(self, task):
         """Wipe partition tables and filesystem signatures."""
-        return _steer(task, 'clean', 'deploy', 'erase_devices_metadata')
 
     @base.clean_step(priority=10, abortable=True)
     def erase_devices(self, task):
         """Erase every disk (abortable while it waits)."""
-        return _steer(task, 'clean', 'deploy', 'erase_devices')
 
     def heartbeat(self, task, callback_url, agent_version):
         if task.node.provision_state in (states.CLEANWAIT,
@@ -163,8 +168,6 @@ class FakeInspect(FakeBase, base.InspectInterface):
                       'cpu_arch': props.get('cpu_arch', 'x86_64'),
                       'memory_mb': props.get('memory_mb', 4096),
                       'local_gb': props.get('local_gb', 10)})
-        if _steer(task, 'clean', 'inspect', 'inspect_hardware'):
-            return states.INSPECTWAIT
         return states.MANAGEABLE
 
     def abort(self, task):

@@ -278,6 +278,13 @@ def clean_steps(req, node):
     minp = collection.parse_int('min_priority',
                                 req.params.get('min_priority'), 0)
     row = nodes.get_row(req, node)
-    return {'steps': state.RPC.node_call(req.context, row,
-                                         'get_clean_steps',
-                                         min_priority=minp)}
+    try:
+        steps = state.RPC.node_call(req.context, row, 'get_clean_steps',
+                                    min_priority=minp)
+    except exception.StepsNotReady as e:
+        # Ironic's cleaning spec: 202 and when to ask again (-1: unknown)
+        req.status = 202
+        retry = e.kwargs.get('retry_after', -1)
+        req.response_headers['Retry-Request-After'] = str(retry)
+        return {'message': e.message}
+    return {'steps': steps}

@@ -1,0 +1,261 @@
+"""Automated and manual cleaning, driven over the API."""
+
+import pytest
+
+from tests import harness
+
+STEPS = '/v1/nodes/%s/cleaning/steps'
+
+
+def _manageable(api, **fields):
+    n = api.create_node(**fields)
+    api.provision(n['uuid'], 'manage')
+    return api.wait_for(n['uuid'], 'manageable')
+
+
+def _clean_order(api, uuid):
+    """The automated plan recorded while cleaning waits on the first
+    step (made async)."""
+    api.provision(uuid, 'provide')
+    n = api.wait_for(uuid, 'clean wait')
+    return [(s['interface'], s['step'], s['priority']) for s in
+            n['driver_internal_info']['clean_steps']]
+
+
+def test_automated_cleaning_runs_enabled_steps_highest_first(api):
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['deploy.erase_devices_metadata']})
+    assert _clean_order(api, n['uuid']) == [
+        ('deploy', 'erase_devices_metadata', 99),
+        ('deploy', 'erase_devices', 10)]
+    node = api.node(n['uuid'])
+    assert node['clean_step']['step'] == 'erase_devices_metadata'
+    status, _, _ = api.request('POST', '/v1/heartbeat/%s' % n['uuid'], {})
+    assert status == 202
+    node = api.wait_for(n['uuid'], 'available')
+    assert node['clean_step'] == {}
+    assert 'clean_steps' not in node['driver_internal_info']
+
+
+@pytest.fixture
+def overridden(tmp_path):
+    h = harness.Harness(tmp_path, overrides={
+        'deploy.erase_devices_priority': 0,
+        'conductor.clean_step_priority_override': [
+            'raid.delete_configuration:99', 'bios.factory_reset:99',
+            'management.update_firmware:0']})
+    yield h
+    h.close()
+
+
+def test_overrides_and_tie_breaks(overridden):
+    api = overridden
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['bios.factory_reset']})
+    # ties at 99: deploy before bios before raid; erase_devices disabled
+    assert _clean_order(api, n['uuid']) == [
+        ('deploy', 'erase_devices_metadata', 99),
+        ('bios', 'factory_reset', 99),
+        ('raid', 'delete_configuration', 99)]
+
+
+def test_steps_listing_with_min_priority(overridden):
+    api = overridden
+    n = api.create_node()
+    status, body, _ = api.request('GET', STEPS % n['uuid'])
+    assert status == 200
+    steps = body['steps']
+    prios = [s['priority'] for s in steps]
+    assert prios == sorted(prios, reverse=True)
+    by_name = {(s['interface'], s['step']): s for s in steps}
+    assert by_name[('deploy', 'erase_devices')]['priority'] == 0
+    assert by_name[('deploy', 'erase_devices')]['abortable'] is True
+    fw = by_name[('management', 'update_firmware')]
+    assert fw['args'] == [{'name': 'firmware_images', 'required': True,
+                           'description': 'List of image URLs to apply'}]
+    status, body, _ = api.request('GET', STEPS % n['uuid'] +
+                                  '?min_priority=50')
+    assert {(s['interface'], s['step']) for s in body['steps']} == {
+        ('deploy', 'erase_devices_metadata'), ('bios', 'factory_reset'),
+        ('raid', 'delete_configuration')}
+
+
+def test_steps_listing_not_ready_is_202_with_retry_header(api):
+    n = api.create_node(driver_info={'fake_steps_unknown': True})
+    status, body, headers = api.request('GET', STEPS % n['uuid'])
+    assert status == 202
+    assert headers['Retry-Request-After'] == '-1'
+    assert 'not known yet' in body['message']
+
+
+def test_automated_clean_disabled_skips_steps(tmp_path):
+    h = harness.Harness(tmp_path, overrides={
+        'conductor.automated_clean': False})
+    try:
+        n = _manageable(h, driver_info={
+            'fake_fail_steps': ['deploy.erase_devices']})
+        h.provide = h.provision(n['uuid'], 'provide')
+        assert h.wait_for(n['uuid'], 'available')['last_error'] is None
+        # the node's own setting wins over the global one
+        m = _manageable(h, automated_clean=True, driver_info={
+            'fake_fail_steps': ['deploy.erase_devices']})
+        h.provision(m['uuid'], 'provide')
+        assert h.wait_for(m['uuid'], 'clean failed')
+    finally:
+        h.close()
+
+
+def test_failing_step_cleanfail_maintenance_power_untouched(api):
+    n = _manageable(api, driver_info={
+        'fake_fail_steps': ['deploy.erase_devices']})
+    status, _, _ = api.request('PUT', '/v1/nodes/%s/states/power'
+                               % n['uuid'], {'target': 'power on'})
+    assert status == 202
+    api.wait_for(n['uuid'], 'manageable')
+    assert api.node(n['uuid'])['power_state'] == 'power on'
+    api.provision(n['uuid'], 'provide')
+    node = api.wait_for(n['uuid'], 'clean failed')
+    assert 'deploy.erase_devices' in node['last_error']
+    assert node['maintenance'] is True
+    assert 'deploy.erase_devices' in node['maintenance_reason']
+    assert node['clean_step']['step'] == 'erase_devices'
+    assert node['power_state'] == 'power on'
+    # power is allowed in clean failed; manage brings it back
+    status, _, _ = api.request('PUT', '/v1/nodes/%s/states/power'
+                               % n['uuid'], {'target': 'power off'})
+    assert status == 202
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+
+
+def test_power_refused_while_cleaning(api):
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['deploy.erase_devices_metadata']})
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'clean wait')
+    status, body, _ = api.request('PUT', '/v1/nodes/%s/states/power'
+                                  % n['uuid'], {'target': 'power on'})
+    assert status == 409
+    assert 'clean wait' in harness.error_message(body)
+
+
+def test_manual_cleaning_runs_given_steps_in_order(api):
+    n = _manageable(api)
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [{'name': 'A', 'value': '1'}]}},
+             {'interface': 'management', 'step': 'update_firmware',
+              'args': {'firmware_images': ['http://x/fw.bin']}}]
+    api.provision(n['uuid'], 'clean', clean_steps=steps)
+    node = api.wait_for(n['uuid'], 'manageable')
+    info = node['driver_internal_info']
+    assert info['fake_bios'] == {'A': '1'}
+    assert info['fake_firmware'] == ['http://x/fw.bin']
+    assert node['last_error'] is None
+
+
+@pytest.mark.parametrize('steps', [
+    'not-a-list', [], [1], [{'step': 'x'}],
+    [{'interface': 'nope', 'step': 'x'}],
+    [{'interface': 'deploy'}], [{'interface': 'deploy', 'step': 1}],
+    [{'interface': 'deploy', 'step': 'x', 'args': []}],
+    [{'interface': 'deploy', 'step': 'x', 'extra': 1}],
+])
+def test_malformed_manual_steps_are_400_node_untouched(api, steps):
+    n = _manageable(api)
+    before = api.node(n['uuid'])
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+        {'target': 'clean', 'clean_steps': steps})
+    assert status == 400, body
+    assert api.node(n['uuid']) == before
+
+
+@pytest.mark.parametrize('step,words', [
+    ({'interface': 'deploy', 'step': 'no_such_step'},
+     ['deploy.no_such_step', 'not supported']),
+    ({'interface': 'management', 'step': 'update_firmware'},
+     ['management.update_firmware', 'missing', 'firmware_images']),
+    ({'interface': 'management', 'step': 'update_firmware',
+      'args': {'firmware_images': [], 'colour': 'red'}},
+     ['management.update_firmware', 'colour']),
+])
+def test_bad_manual_steps_fail_cleaning_before_any_step(api, step, words):
+    n = _manageable(api)
+    api.provision(n['uuid'], 'clean', clean_steps=[
+        {'interface': 'bios', 'step': 'factory_reset'}, step])
+    node = api.wait_for(n['uuid'], 'clean failed')
+    for w in words:
+        assert w in node['last_error']
+    # no step ran: factory_reset would have left an empty fake_bios
+    assert 'fake_bios' not in node['driver_internal_info']
+
+
+def test_manual_clean_needs_1_15_and_manageable(api):
+    n = _manageable(api)
+    body = {'target': 'clean', 'clean_steps': [
+        {'interface': 'deploy', 'step': 'erase_devices'}]}
+    status, _, _ = api.request('PUT', '/v1/nodes/%s/states/provision'
+                               % n['uuid'], body, version='1.14')
+    assert status == 406
+    m = api.make_available()
+    status, _, _ = api.request('PUT', '/v1/nodes/%s/states/provision'
+                               % m['uuid'], body)
+    assert status == 400
+
+
+def test_abort_abortable_step(api):
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['deploy.erase_devices']})
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'clean wait')
+    api.provision(n['uuid'], 'abort')
+    node = api.wait_for(n['uuid'], 'clean failed')
+    assert 'aborted' in node['last_error']
+    assert 'deploy.erase_devices' in node['last_error']
+
+
+def test_abort_non_abortable_step_is_refused(api):
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['deploy.erase_devices_metadata']})
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'clean wait')
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+        {'target': 'abort'})
+    assert status == 409
+    assert 'not abortable' in harness.error_message(body)
+    assert api.node(n['uuid'])['provision_state'] == 'clean wait'
+
+
+def test_clean_wait_timeout(tmp_path):
+    from baremetal.conductor import periodics
+    h = harness.Harness(tmp_path, overrides={
+        'conductor.clean_callback_timeout': 1})
+    try:
+        n = _manageable(h, driver_info={
+            'fake_async_steps': ['deploy.erase_devices_metadata']})
+        h.provision(n['uuid'], 'provide')
+        h.wait_for(n['uuid'], 'clean wait')
+        import time
+        time.sleep(1.1)
+        assert periodics.check_timeouts(h.conductor) == 1
+        node = h.wait_for(n['uuid'], 'clean failed')
+        assert 'Timeout' in node['last_error']
+        assert 'erase_devices_metadata' in node['last_error']
+    finally:
+        h.close()
+
+
+def test_async_step_finished_by_driver_poll(api):
+    from baremetal.conductor import periodics
+    n = _manageable(api, driver_info={
+        'fake_async_steps': ['deploy.erase_devices_metadata']})
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'clean wait')
+    periodics.poll_async_steps(api.conductor)
+    assert api.node(n['uuid'])['provision_state'] == 'clean wait'
+    api.request('PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'add', 'path': '/driver_info/fake_async_done',
+         'value': ['deploy.erase_devices_metadata']}])
+    periodics.poll_async_steps(api.conductor)
+    api.wait_for(n['uuid'], 'available')
