@@ -37,12 +37,12 @@ class Record:
         except KeyError:
             raise AttributeError(name) from None
         if name in self.json_fields:
-            orig = self._json_orig
-            if name not in orig:
-                orig[name] = json.dumps(value, sort_keys=True)
             if value is None and name in self.dict_fields:
                 # an empty dict the caller may fill in place
                 value = data[name] = {}
+            orig = self._json_orig
+            if name not in orig:
+                orig[name] = json.dumps(value, sort_keys=True)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
