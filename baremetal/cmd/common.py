@@ -61,6 +61,19 @@ def _safe(url: str) -> str:
         return '<database>'
 
 
+def load_conductor(conf):
+    """Build the conductor (drivers loaded, step priorities checked);
+    a configuration error stops the process with a clear message."""
+    from baremetal.common import exception
+    from baremetal.conductor import service
+    try:
+        return service.Conductor(conf)
+    except (exception.StepConflict, exception.DriverLoadError,
+            exception.ConfigInvalid) as e:
+        LOG.error('Cannot start: %s', e)
+        sys.exit(1)
+
+
 class Stopper:
     """SIGTERM/SIGINT stop the process gracefully; SIGHUP reloads
     mutable configuration."""

@@ -5,7 +5,6 @@ from oslo_log import log
 
 from baremetal.cmd import common
 from baremetal.common import rpc
-from baremetal.conductor import service
 
 LOG = log.getLogger(__name__)
 
@@ -14,7 +13,7 @@ def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-conductor')
     conf = common.CONF
     common.setup_database(auto_upgrade=False)
-    conductor = service.Conductor(conf)
+    conductor = common.load_conductor(conf)
     conductor.manager.target = messaging.Target(version='1.0')
     server = rpc.server(conf, conductor.host, conductor.manager)
     conductor.start()

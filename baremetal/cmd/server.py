@@ -13,7 +13,6 @@ from baremetal.api import app as api_app
 from baremetal.cmd import common
 from baremetal.cmd import wsgi
 from baremetal.conductor import rpcapi
-from baremetal.conductor import service
 
 LOG = log.getLogger(__name__)
 
@@ -22,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-server')
     conf = common.CONF
     common.setup_database(auto_upgrade=True)
-    conductor = service.Conductor(conf)
+    conductor = common.load_conductor(conf)
     conductor.start()
     app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
                                                       local=conductor))

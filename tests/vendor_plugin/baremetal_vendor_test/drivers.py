@@ -1,0 +1,46 @@
+"""Vendor interfaces built only on baremetal's public driver API."""
+
+from baremetal.drivers import base
+from baremetal.drivers import hardware_type
+from baremetal.drivers.modules import fake
+
+
+class VendorDeploy(fake.FakeDeploy):
+    """Adds a deploy step and a clean step of its own."""
+
+    @base.deploy_step(priority=70, argsinfo={
+        'mode': {'description': 'How to tune the vendor thing',
+                 'required': False}})
+    def tune_vendor_firmware(self, task, mode='fast'):
+        task.node.driver_internal_info['vendor_tuned'] = mode
+
+    @base.clean_step(priority=5, argsinfo=None)
+    def vendor_burn_in(self, task):
+        info = task.node.driver_internal_info
+        info['vendor_burn_in'] = info.get('vendor_burn_in', 0) + 1
+
+
+class ConflictingManagement(fake.FakeManagement):
+    """Two clean steps with one priority: a conductor must refuse it."""
+
+    @base.clean_step(priority=42)
+    def reset_idrac(self, task):
+        pass
+
+    @base.clean_step(priority=42)
+    def clear_job_queue(self, task):
+        pass
+
+
+class VendorHardware(hardware_type.AbstractHardwareType):
+    @property
+    def supported_power_interfaces(self):
+        return ['fake']
+
+    @property
+    def supported_management_interfaces(self):
+        return ['fake', 'vendor-conflict']
+
+    @property
+    def supported_deploy_interfaces(self):
+        return ['vendor-deploy', 'fake']
