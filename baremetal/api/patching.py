@@ -91,6 +91,19 @@ def apply(doc: dict, ops: list[dict], version: int,
         raise exception.PatchError(patch=ops, reason=str(e)) from None
 
 
+def to_bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ('true', '1', 'yes', 'on', 't', 'y'):
+            return True
+        if v in ('false', '0', 'no', 'off', 'f', 'n'):
+            return False
+    raise exception.InvalidParameterValue(
+        err='%s must be a boolean, got %r' % (name, value))
+
+
 def check_types(values: dict) -> dict:
     """Validate common field types; returns cleaned values."""
     out = dict(values)
@@ -104,11 +117,9 @@ def check_types(values: dict) -> dict:
         elif k in _BOOL:
             if v is None and k == 'automated_clean':
                 continue
-            if v is None:
-                out[k] = False
-            elif not isinstance(v, bool):
-                raise exception.InvalidParameterValue(
-                    err='%s must be a boolean, got %r' % (k, v))
+            # clients (python-ironicclient) send "True"/"false" strings;
+            # Ironic accepts them, so do we
+            out[k] = False if v is None else to_bool(k, v)
         elif k in _STR:
             if v is None:
                 continue

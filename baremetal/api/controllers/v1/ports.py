@@ -80,9 +80,8 @@ def _check_values(values: dict) -> dict:
                     % ', '.join(sorted(bad)))
             out[k] = v or {}
         elif k in ('pxe_enabled', 'is_smartnic'):
-            if v is not None and not isinstance(v, bool):
-                raise exception.InvalidParameterValue(
-                    err='%s must be a boolean' % k)
+            if v is not None:
+                v = patching.to_bool(k, v)
             out[k] = bool(v) if k == 'is_smartnic' else (
                 True if v is None else v)
         elif k == 'node_uuid':
@@ -199,5 +198,3 @@ def patch_port(req, port):
 def delete_port(req, port):
     RES.delete(req, port)
 
-
-__all__ = ['RES', 'patching']
