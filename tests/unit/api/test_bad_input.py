@@ -34,7 +34,7 @@ cases = [
     (
         "POST",
         "/v1/nodes",
-        {"driver": "fake-hardware", "maintenance": "yes"},
+        {"driver": "fake-hardware", "maintenance": "maybe"},
         None,
     ),
     ("GET", "/v1/nodes?limit=abc", None, None),
