@@ -1,0 +1,70 @@
+"""The list endpoints run a fixed number of SQL statements per page,
+whatever the number of nodes: no query per node.  (Counts, not time.)"""
+
+import contextlib
+
+import pytest
+import sqlalchemy as sa
+
+from baremetal.db import api as db
+
+NOVA_FIELDS = ('uuid,power_state,target_power_state,provision_state,'
+               'target_provision_state,last_error,maintenance,properties,'
+               'instance_uuid,traits,resource_class')
+
+
+@contextlib.contextmanager
+def counting():
+    statements = []
+
+    def count(conn, cursor, statement, params, context, executemany):
+        if statement.split(None, 1)[0].upper() not in (
+                'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE'):
+            statements.append(statement)
+    sa.event.listen(db.engine(), 'before_cursor_execute', count)
+    try:
+        yield statements
+    finally:
+        sa.event.remove(db.engine(), 'before_cursor_execute', count)
+
+
+def _nodes(api, n):
+    for i in range(n):
+        node = api.create_node(name='n%03d' % i, properties={'cpus': i})
+        api.request('PUT', '/v1/nodes/%s/traits' % node['uuid'],
+                    {'traits': ['CUSTOM_A', 'CUSTOM_%d' % i]})
+
+
+@pytest.mark.parametrize('path', [
+    '/v1/nodes',
+    '/v1/nodes/detail',
+    '/v1/nodes?fields=' + NOVA_FIELDS,
+    '/v1/nodes?detail=true&limit=5',
+    '/v1/ports/detail',
+])
+def test_statements_per_page_do_not_grow_with_nodes(api, path):
+    _nodes(api, 3)
+    with counting() as few:
+        status, body, _ = api.request('GET', path)
+    assert status == 200
+    for i in range(12):
+        api.create_node(name='m%03d' % i)
+    with counting() as many:
+        status, body, _ = api.request('GET', path)
+    assert status == 200
+    assert len(many) == len(few), (few, many)
+    assert len(many) <= 3
+
+
+def test_nova_list_loads_only_requested_columns(api):
+    _nodes(api, 2)
+    with counting() as stmts:
+        status, body, _ = api.request('GET', '/v1/nodes?fields=' +
+                                      NOVA_FIELDS)
+    assert status == 200
+    node_query = [s for s in stmts if 'FROM nodes' in s][0]
+    select_list = node_query.split('FROM')[0]
+    for column in ('driver_info', 'driver_internal_info', 'instance_info',
+                   'extra', 'clean_step'):
+        assert column not in select_list
+    assert body['nodes'][0]['traits']
