@@ -9,15 +9,15 @@ INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'inspect',
                    'storage', 'vendor')
 
 _ENABLED_DEFAULTS = {
-    'bios': ['no-bios', 'fake', 'redfish'],
+    'bios': ['no-bios', 'fake'],
     'boot': ['fake'],
     'console': ['no-console', 'fake'],
     'deploy': ['fake'],
-    'inspect': ['no-inspect', 'fake', 'redfish'],
-    'management': ['fake', 'noop', 'ipmitool', 'ipmi', 'redfish'],
+    'inspect': ['no-inspect', 'fake'],
+    'management': ['fake', 'noop'],
     'network': ['noop', 'flat'],
-    'power': ['fake', 'ipmitool', 'ipmi', 'redfish'],
-    'raid': ['no-raid', 'fake', 'redfish'],
+    'power': ['fake'],
+    'raid': ['no-raid', 'fake'],
     'rescue': ['no-rescue', 'fake'],
     'storage': ['noop', 'fake'],
     'vendor': ['no-vendor', 'fake'],
@@ -45,8 +45,7 @@ def _iface_opts():
 
 opts = [
     cfg.ListOpt('enabled_hardware_types',
-                default=['fake-hardware', 'manual-management', 'ipmi',
-                         'redfish'],
+                default=['fake-hardware', 'manual-management'],
                 help='Hardware types this service loads (entry point names '
                      'in baremetal.hardware.types).'),
     cfg.StrOpt('auth_strategy', default='noauth',
