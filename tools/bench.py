@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Run ../shared/bench/lifecycle.py against a fresh embedded
+baremetal-server and, with --ironic, against OpenStack Ironic in the same
+run; print the figures and our ratios.
+
+    python tools/bench.py -n 1000 -c 32 [--ironic] [--json-out F]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.environ.get('BENCH_DIR',
+                       os.path.join(ROOT, '..', 'shared', 'bench'))
+
+
+def _wait(url: str, timeout: float = 120) -> float:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return time.monotonic() - t0
+        except OSError:
+            time.sleep(0.02)
+    raise SystemExit('no answer from %s' % url)
+
+
+def run_bench(endpoint: str, pid: int, label: str, args) -> dict:
+    out = os.path.join(tempfile.mkdtemp(), 'bench.jsonl')
+    cmd = [sys.executable, os.path.join(BENCH, 'lifecycle.py'),
+           '--endpoint', endpoint, '-n', str(args.nodes), '-c',
+           str(args.concurrency), '--server-pid', str(pid), '--label',
+           label, '--json-out', out]
+    subprocess.run(cmd, check=False)
+    with open(out) as f:
+        return json.loads(f.read().splitlines()[-1])
+
+
+def ours(args) -> dict:
+    state = tempfile.mkdtemp(prefix='bm-bench-')
+    conf = os.path.join(state, 'bench.conf')
+    with open(conf, 'w') as f:
+        f.write('[DEFAULT]\nstate_path = %s\n[api]\nport = %d\n'
+                % (state, args.port))
+    exe = os.path.join(os.path.dirname(sys.executable), 'baremetal-server')
+    proc = subprocess.Popen([exe, '--config-file', conf],
+                            stdout=subprocess.DEVNULL,
+                            stderr=open(os.path.join(state, 'log'), 'w'))
+    try:
+        startup = _wait('http://127.0.0.1:%d/' % args.port)
+        result = run_bench('http://127.0.0.1:%d' % args.port, proc.pid,
+                           'baremetal', args)
+        result['startup_s'] = round(startup, 3)
+        return result
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def ironic(args) -> dict:
+    script = os.path.join(BENCH, 'start_ironic.sh')
+    env = dict(os.environ, PORT=str(args.ironic_port))
+    out = subprocess.run([script, 'fresh'], env=env, capture_output=True,
+                         text=True, check=True)
+    pid = int(out.stdout.split()[0])
+    try:
+        return run_bench('http://127.0.0.1:%d' % args.ironic_port, pid,
+                         'ironic', args)
+    finally:
+        subprocess.run([script, 'stop'], env=env, check=False)
+
+
+FIGURES = (
+    ('whole lifecycle wall (s)', lambda r: sum(
+        p.get('wall_s') or 0 for k, p in r['phases'].items()
+        if k in ('enroll', 'manage', 'provide', 'deploy', 'undeploy',
+                 'delete'))),
+    ('server CPU for the lifecycle (s)', lambda r: sum(
+        p.get('server_cpu_s') or 0 for k, p in r['phases'].items()
+        if k in ('enroll', 'manage', 'provide', 'deploy', 'undeploy',
+                 'delete'))),
+)
+
+
+def _read(r: dict, name: str):
+    read = r.get('read', {})
+    if name == 'get_node_rps':
+        return read.get('get_node_concurrent', {}).get('rps')
+    return read.get(name, {}).get('median_ms')
+
+
+def report(results: dict) -> None:
+    for label, r in results.items():
+        print('== %s' % label)
+        for name, fn in FIGURES:
+            print('  %-36s %s' % (name, round(fn(r), 2)))
+        for name in ('list', 'list_detail', 'list_fields_paginated',
+                     'get_node'):
+            print('  %-36s %s' % ('read %s median (ms)' % name,
+                                  _read(r, name)))
+        print('  %-36s %s' % ('GET node req/s (concurrent)',
+                              _read(r, 'get_node_rps')))
+        print('  %-36s %s' % ('peak RSS (MiB)', r.get('server_peak_rss_mib')))
+        if 'startup_s' in r:
+            print('  %-36s %s' % ('start-up to first answer (s)',
+                                  r['startup_s']))
+    if len(results) == 2:
+        o, i = results['baremetal'], results['ironic']
+        print('== ratios (ironic / baremetal; higher is better)')
+        for name, fn in FIGURES:
+            a, b = fn(i), fn(o)
+            print('  %-36s %.1fx' % (name, a / b if b else float('inf')))
+        for name in ('list', 'list_detail', 'list_fields_paginated',
+                     'get_node'):
+            a, b = _read(i, name), _read(o, name)
+            if a and b:
+                print('  %-36s %.1fx' % ('read ' + name, a / b))
+        a, b = _read(i, 'get_node_rps'), _read(o, 'get_node_rps')
+        if a and b:
+            print('  %-36s %.1fx' % ('GET node req/s', b / a))
+        a, b = i.get('server_peak_rss_mib'), o.get('server_peak_rss_mib')
+        if a and b:
+            print('  %-36s %.1fx' % ('RSS', a / b))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument('-n', '--nodes', type=int, default=200)
+    p.add_argument('-c', '--concurrency', type=int, default=16)
+    p.add_argument('--port', type=int, default=6395)
+    p.add_argument('--ironic', action='store_true',
+                   help='also run OpenStack Ironic (start_ironic.sh)')
+    p.add_argument('--ironic-port', type=int, default=6390)
+    p.add_argument('--json-out')
+    args = p.parse_args()
+    results = {'baremetal': ours(args)}
+    if args.ironic:
+        results['ironic'] = ironic(args)
+    report(results)
+    if args.json_out:
+        with open(args.json_out, 'a') as f:
+            f.write(json.dumps(results) + '\n')
+
+
+if __name__ == '__main__':
+    main()
