@@ -9,6 +9,7 @@ Ironic's error body via ``errors.render``.
 import json
 
 import pecan
+import pecan.core
 from oslo_log import log
 from oslo_middleware import http_proxy_to_wsgi
 
@@ -44,9 +45,7 @@ class Dispatcher:
         self.max_body = conf.api.max_request_body_size
 
     @pecan.expose()
-    def dispatch(self, *args, **kwargs):
-        req = pecan.request
-        resp = pecan.response
+    def dispatch(self, req, resp):
         version = versions.MIN
         try:
             version = versions.parse(req.headers)
@@ -106,6 +105,19 @@ class RootController:
         return self._dispatcher.dispatch, []
 
 
+class _Pecan(pecan.core.ExplicitPecan):
+    """pecan with its object-dispatch routing short-circuited: every
+    request goes to ``Dispatcher.dispatch``, which matches our route
+    table.  (pecan's generic routing inspects signatures and parses JSON
+    bodies into parameters on every request; we need neither.)"""
+
+    def find_controller(self, state):
+        controller = self.root._dispatcher.dispatch
+        state.controller = controller
+        state.request.pecan['content_type'] = 'application/json'
+        return controller, [state.request, state.response], {}
+
+
 def _json_only(app):
     """Every answer is JSON: keep pecan's content negotiation out."""
     def wrapper(environ, start_response):
@@ -120,9 +132,8 @@ def setup_app(conf, rpcapi):
     from baremetal.api import state as api_state
     api_state.CONF = conf
     api_state.RPC = rpcapi
-    app = pecan.Pecan(RootController(Dispatcher(conf, rpcapi)),
-                      force_canonical=False, guess_content_type_from_ext=False,
-                      use_context_locals=True)
+    app = _Pecan(RootController(Dispatcher(conf, rpcapi)),
+                      force_canonical=False, guess_content_type_from_ext=False)
     app = auth.wrap(_json_only(app), conf)
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

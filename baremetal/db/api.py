@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
+from oslo_db.sqlalchemy import exc_filters
 from oslo_log import log
 
 from baremetal.common import exception
@@ -50,13 +51,22 @@ def configure(url: str, synchronous_normal: bool = True,
     """Create the engine for ``url``; call once per process."""
     global _engine, _write_lock
     if url.startswith('sqlite'):
-        engine = engines.create_engine(url, sqlite_fk=False,
-                                       max_pool_size=None)
+        memory = ':memory:' in url or url in ('sqlite://', 'sqlite:///')
+        # a real connection pool (oslo.db would open a connection per
+        # checkout for SQLite files); WAL lets readers run beside the one
+        # writer the lock below admits
+        pool = ({'poolclass': sa.pool.StaticPool} if memory else
+                {'poolclass': sa.pool.QueuePool, 'pool_size': max_pool_size,
+                 'max_overflow': max_pool_size * 2})
+        engine = sa.create_engine(
+            url, connect_args={'check_same_thread': False, 'timeout': 30},
+            **pool)
+        exc_filters.register_engine(engine)
 
         @sa.event.listens_for(engine, 'connect')
         def _sqlite_pragmas(dbapi_conn, record):
             cur = dbapi_conn.cursor()
-            if ':memory:' not in url and url != 'sqlite://':
+            if not memory:
                 cur.execute('PRAGMA journal_mode=WAL')
             if synchronous_normal:
                 cur.execute('PRAGMA synchronous=NORMAL')

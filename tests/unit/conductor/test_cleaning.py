@@ -124,6 +124,8 @@ def test_failing_step_cleanfail_maintenance_power_untouched(api):
     status, _, _ = api.request('PUT', '/v1/nodes/%s/states/power'
                                % n['uuid'], {'target': 'power off'})
     assert status == 202
+    api.wait_for(n['uuid'], 'clean failed')
+    assert api.node(n['uuid'])['power_state'] == 'power off'
     api.provision(n['uuid'], 'manage')
     api.wait_for(n['uuid'], 'manageable')
 
