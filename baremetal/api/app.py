@@ -6,6 +6,7 @@ and policy, call the handler, render JSON.  Errors of any kind become
 Ironic's error body via ``errors.render``.
 """
 
+import functools
 import json
 
 import pecan
@@ -28,6 +29,12 @@ _VERSION_HEADERS = {
 }
 
 _dumps = json.JSONEncoder(separators=(', ', ': '), default=str).encode
+
+# pecan inspects the controller's signature on every request to drop
+# unexpected keyword arguments; our one controller never changes, so
+# remember the answer (it was a fifth of a node GET's time).
+pecan.core.getargspec = functools.lru_cache(maxsize=64)(
+    pecan.core.getargspec)
 
 
 def _load_controllers() -> None:

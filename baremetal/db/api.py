@@ -176,14 +176,40 @@ def _duplicate(table: sa.Table, values: dict, err) -> Exception:
         what='%s with %s' % (what, detail or 'these values'))
 
 
+_GET_STMTS: dict[tuple, Any] = {}
+
+
+def _get_stmt(table: sa.Table, by: str, columns: tuple | None):
+    """SELECT ... WHERE <by> = :ident, built once per shape (statement
+    construction costs more than running it on SQLite)."""
+    key = (table.name, by, columns)
+    stmt = _GET_STMTS.get(key)
+    if stmt is None:
+        stmt = sa.select(*_cols(table, columns)).where(
+            table.c[by] == sa.bindparam('ident'))
+        _GET_STMTS[key] = stmt
+    return stmt
+
+
+def _ident_column(table: sa.Table, ident: Any) -> tuple[str, Any] | None:
+    if isinstance(ident, int):
+        return 'id', ident
+    if is_uuid_like(ident):
+        return 'uuid', str(ident).lower()
+    if 'name' in table.c:
+        return 'name', ident
+    return None
+
+
 def get(table: sa.Table, ident: Any, not_found: type[Exception],
         columns: Iterable[str] | None = None, **nf_kwargs) -> dict:
-    clause = _ident_clause(table, ident)
+    found = _ident_column(table, ident)
     row = None
-    if clause is not None:
+    if found is not None:
+        by, value = found
+        stmt = _get_stmt(table, by, tuple(columns) if columns else None)
         with reader() as conn:
-            row = conn.execute(sa.select(*_cols(table, columns))
-                               .where(clause)).mappings().first()
+            row = conn.execute(stmt, {'ident': value}).mappings().first()
     if row is None:
         raise not_found(**nf_kwargs)
     return dict(row)
@@ -326,12 +352,20 @@ def destroy_node(node_id: int, where: Iterable = ()) -> int:
         return res.rowcount
 
 
+_TRAITS_OF_ONE = sa.select(TRAITS.c.trait).where(
+    TRAITS.c.node_id == sa.bindparam('node_id')).order_by(TRAITS.c.trait)
+
+
 def traits_for_nodes(node_ids: list[int]) -> dict[int, list[str]]:
     """Traits of many nodes in one query."""
     out: dict[int, list[str]] = {}
     if not node_ids:
         return out
     with reader() as conn:
+        if len(node_ids) == 1:
+            traits = [r[0] for r in conn.execute(
+                _TRAITS_OF_ONE, {'node_id': node_ids[0]})]
+            return {node_ids[0]: traits} if traits else {}
         stmt = sa.select(TRAITS.c.node_id, TRAITS.c.trait)
         if len(node_ids) < 5000:
             stmt = stmt.where(TRAITS.c.node_id.in_(node_ids))
