@@ -68,9 +68,13 @@ def ours(args) -> dict:
 def ironic(args) -> dict:
     script = os.path.join(BENCH, 'start_ironic.sh')
     env = dict(os.environ, PORT=str(args.ironic_port))
-    out = subprocess.run([script, 'fresh'], env=env, capture_output=True,
-                         text=True, check=True)
-    pid = int(out.stdout.split()[0])
+    subprocess.run([script, 'fresh'], env=env, capture_output=True,
+                   text=True, check=True)
+    state = os.environ.get('STATE_DIR', os.path.join(
+        os.environ.get('BENCH_HOME', os.path.expanduser(
+            '~/.cache/baremetal-bench')), 'ironic-state'))
+    with open(os.path.join(state, 'ironic.pid')) as f:
+        pid = int(f.read().split()[0])
     try:
         return run_bench('http://127.0.0.1:%d' % args.ironic_port, pid,
                          'ironic', args)

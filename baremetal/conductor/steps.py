@@ -46,9 +46,13 @@ def enabled_steps(task, kind: str) -> list[dict]:
 
 
 def _plan_entry(step: dict, args: dict) -> dict:
-    return {'interface': step['interface'], 'step': step['step'],
-            'priority': step['priority'], 'args': dict(args),
-            'abortable': step.get('abortable', False)}
+    entry = {'interface': step['interface'], 'step': step['step'],
+             'priority': step['priority'], 'args': dict(args),
+             'abortable': step.get('abortable', False)}
+    if step.get('idempotent') is False:
+        # a conductor taking the node over must not run it again
+        entry['idempotent'] = False
+    return entry
 
 
 def check_request_shape(requested: Any, kind: str,

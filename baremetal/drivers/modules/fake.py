@@ -9,8 +9,14 @@ end to end:
   state; ``POST /v1/heartbeat/{node}`` (or ``poll_step`` once
   ``fake_async_done`` lists the step) finishes them;
 * ``fake_steps_unknown``: the deploy interface cannot list its clean
-  steps yet.
+  steps yet;
+* ``fake_step_seconds``: every step takes this long;
+* ``fake_step_log``: a file every step start is appended to;
+* ``fake_non_idempotent``: clean steps (``"interface.step"``) marked as
+  not safe to run twice in the cleaning plan.
 """
+
+import time
 
 from baremetal.common import exception
 from baremetal.common import states
@@ -21,9 +27,24 @@ class FakeBase:
     def get_properties(self):
         return {}
 
+    def get_clean_steps(self, task):
+        steps = super().get_clean_steps(task)
+        once = (task.node.driver_info.get('fake_non_idempotent') or ()
+                if task is not None else ())
+        for s in steps or ():
+            if '%s.%s' % (s['interface'], s['step']) in once:
+                s['idempotent'] = False
+        return steps
+
     def _execute(self, kind, task, step):
         name = '%s.%s' % (step['interface'], step['step'])
         info = task.node.driver_info
+        if info.get('fake_step_log'):
+            # an append-only record that survives a conductor's death
+            with open(info['fake_step_log'], 'a') as f:
+                f.write('%s %s %s\n' % (task.node.uuid, kind, name))
+        if info.get('fake_step_seconds'):
+            time.sleep(float(info['fake_step_seconds']))
         if name in (info.get('fake_fail_steps') or ()):
             raise exception.HardwareError(
                 reason='fake failure of %s step %s (driver_info '
@@ -106,7 +127,8 @@ class FakeDeploy(FakeBase, base.DeployInterface):
     def get_clean_steps(self, task):
         # driver_info fake_steps_unknown: behave like an agent-based
         # interface whose steps are not known yet
-        if task.node.driver_info.get('fake_steps_unknown'):
+        if task is not None and \
+                task.node.driver_info.get('fake_steps_unknown'):
             return None
         return super().get_clean_steps(task)
 
