@@ -36,6 +36,7 @@ class Resource:
     derive: Callable[[list[dict]], Callable[[dict], dict]] | None = None
     sub_links: tuple[str, ...] = ()
     marker_key: str = 'uuid'
+    collection_key: str | None = None   # JSON key of a list (default name)
 
     def visible(self, version: int) -> list[str]:
         return [f for f in self.fields
@@ -89,7 +90,8 @@ class Resource:
                             **{self.not_found_key: req.params['marker']})
         rows = db.query(self.table, filters, None, limit, marker,
                         sort_key, sort_dir)
-        out = {self.name: self.render(req, rows, fields, detail)}
+        out = {self.collection_key or self.name:
+               self.render(req, rows, fields, detail)}
         out.update(collection.next_link(req, path or self.name, rows,
                                         limit, self.marker_key))
         return out

@@ -11,6 +11,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import state_machine
 from baremetal.common import states
+from baremetal.conductor import allocations
 from baremetal.conductor import cleaning
 from baremetal.conductor import deployments
 from baremetal.conductor import inspection
@@ -302,3 +303,7 @@ class ConductorManager:
             raise exception.UnsupportedDriverExtension(
                 driver=driver_name, extension='raid')
         return iface.get_logical_disk_properties()
+
+    # -------------------------------------------------------- allocations
+    def create_allocation(self, context, allocation_uuid: str) -> dict:
+        return allocations.allocate(allocation_uuid)

@@ -7,6 +7,7 @@ conductor serves is a 503, and an RPC timeout is a 503 with a message,
 never a hung request.
 """
 
+import random
 from typing import Any
 
 import oslo_messaging as messaging
@@ -89,3 +90,16 @@ class ConductorAPI:
         return self._call(None, rpc_method, ctx,
                           host=self.any_host_for_driver(driver),
                           driver_name=driver, **kwargs)
+
+    def any_call(self, ctx, rpc_method: str, **kwargs) -> Any:
+        """A call any live conductor can answer (e.g. allocations)."""
+        if self.local is not None:
+            return getattr(self.local.manager, rpc_method)(ctx, **kwargs)
+        hosts = sorted({h for ring in self.rings.rings().values()
+                        for h in ring.hosts})
+        if not hosts:
+            raise exception.NoValidHost(
+                reason='No conductor service is alive')
+        return self._call(None, rpc_method, ctx,
+                          host=random.choice(hosts),
+                          **kwargs)

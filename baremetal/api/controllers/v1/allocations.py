@@ -1,0 +1,206 @@
+"""/v1/allocations (1.52; PATCH 1.57; backfill 1.58; owner 1.60) and
+/v1/nodes/{node}/allocation."""
+
+import re
+
+from baremetal.api import collection
+from baremetal.api import policy
+from baremetal.api import resource
+from baremetal.api import state
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.conductor import allocations as allocating
+from baremetal.db import api as db
+
+A = db.T['allocations']
+_TRAIT_RE = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+STATES = ('allocating', 'active', 'error')
+
+
+def _derive(rows):
+    by_id = resource.node_uuid_map(rows)
+    return lambda r: {'node_uuid': by_id.get(r.get('node_id')),
+                      'traits': r.get('traits') or [],
+                      'candidate_nodes': r.get('candidate_nodes') or [],
+                      'extra': r.get('extra') or {}}
+
+
+RES = resource.Resource(
+    name='allocations', singular='allocation', table=A,
+    fields=('uuid', 'name', 'node_uuid', 'state', 'last_error',
+            'resource_class', 'traits', 'candidate_nodes', 'extra',
+            'owner', 'created_at', 'updated_at'),
+    list_fields=('uuid', 'name', 'node_uuid', 'state', 'resource_class'),
+    field_versions=versions.ALLOCATION_FIELDS,
+    not_found=exception.AllocationNotFound, not_found_key='allocation',
+    readonly=frozenset(('uuid', 'node_uuid', 'state', 'last_error',
+                        'resource_class', 'traits', 'candidate_nodes',
+                        'owner', 'created_at', 'updated_at', 'links')),
+    sort_keys=frozenset(('id', 'uuid', 'name', 'state', 'resource_class',
+                         'created_at', 'updated_at')),
+    derive=_derive)
+
+
+def _filters(req) -> list:
+    p = req.params
+    out = []
+    if p.get('node'):
+        out.append(A.c.node_id == nodes.get_row(req, p['node'], (
+            'id', 'uuid', 'owner', 'lessee'))['id'])
+    if p.get('resource_class'):
+        out.append(A.c.resource_class == p['resource_class'])
+    if p.get('state'):
+        if p['state'] not in STATES:
+            raise exception.InvalidParameterValue(
+                err='Invalid allocation state %r; valid: %s'
+                % (p['state'], ', '.join(STATES)))
+        out.append(A.c.state == p['state'])
+    if 'owner' in p:
+        if not req.allows(versions.ALLOCATION_OWNER):
+            raise exception.NotAcceptable(
+                reason='the owner filter needs API version 1.60')
+        out.append(A.c.owner == p['owner'])
+    return out
+
+
+@route('GET', '/v1/allocations', min_version=versions.ALLOCATIONS)
+def list_allocations(req):
+    return RES.list(req, _filters(req), detail=collection.detail_flag(req))
+
+
+@route('GET', '/v1/allocations/{ident}', min_version=versions.ALLOCATIONS)
+def get_allocation(req, ident):
+    return RES.show(req, ident)
+
+
+def _check_create(req, body: dict) -> dict:
+    allowed = {'uuid', 'name', 'resource_class', 'traits',
+               'candidate_nodes', 'extra', 'node', 'owner'}
+    RES.check_body(req, body, allowed)
+    if 'node' in body and not req.allows(versions.ALLOCATION_BACKFILL):
+        raise exception.NotAcceptable(
+            reason='"node" (backfilling) needs API version 1.58')
+    values = {'state': 'allocating'}
+    rc = body.get('resource_class')
+    if rc is None and 'node' not in body:
+        raise exception.MissingParameterValue(
+            err='"resource_class" is required')
+    if rc is not None and (not isinstance(rc, str) or len(rc) > 80):
+        raise exception.InvalidParameterValue(
+            err='resource_class must be a string of at most 80 characters')
+    values['resource_class'] = rc
+    traits = body.get('traits') or []
+    if not isinstance(traits, list) or not all(
+            isinstance(t, str) and _TRAIT_RE.match(t) for t in traits):
+        raise exception.InvalidParameterValue(
+            err='traits must be a list of valid trait names')
+    values['traits'] = sorted(set(traits))
+    cands = body.get('candidate_nodes') or []
+    if not isinstance(cands, list):
+        raise exception.InvalidParameterValue(
+            err='candidate_nodes must be a list of node UUIDs or names')
+    values['candidate_nodes'] = [db.get_node(c, ('uuid',))['uuid']
+                                 if isinstance(c, str) else c
+                                 for c in cands]
+    name = body.get('name')
+    if name is not None and (not isinstance(name, str) or
+                             not _NAME_RE.match(name) or
+                             db.is_uuid_like(name)):
+        raise exception.InvalidName(name=name)
+    values['name'] = name
+    if body.get('uuid') is not None:
+        if not db.is_uuid_like(body['uuid']):
+            raise exception.InvalidUUID(uuid=body['uuid'])
+        values['uuid'] = body['uuid']
+    if body.get('extra') is not None and not isinstance(body['extra'],
+                                                        dict):
+        raise exception.InvalidParameterValue(err='extra must be an object')
+    values['extra'] = body.get('extra') or {}
+    values['owner'] = body.get('owner')
+    return values
+
+
+@route('POST', '/v1/allocations', status=201,
+       min_version=versions.ALLOCATIONS)
+def create_allocation(req):
+    policy.authorize(req, 'baremetal:allocation:create')
+    body = req.json_object()
+    values = _check_create(req, body)
+    node_id = None
+    if body.get('node'):
+        node = nodes.get_row(req, body['node'])
+        node_id = node['id']
+        if values['resource_class'] is None:
+            values['resource_class'] = node['resource_class']
+    row = db.create(A, values)
+    if node_id is not None:
+        try:
+            allocating.backfill(row, node_id)
+        except Exception:
+            db.delete(A, row['id'])
+            raise
+    else:
+        state.RPC.any_call(req.context, 'create_allocation',
+                           allocation_uuid=row['uuid'])
+    row = db.get(A, row['id'], exception.AllocationNotFound,
+                 allocation=row['uuid'])
+    return RES.created(req, row)
+
+
+@route('PATCH', '/v1/allocations/{ident}',
+       min_version=versions.ALLOCATION_UPDATE)
+def patch_allocation(req, ident):
+    policy.authorize(req, 'baremetal:allocation:update')
+    row = RES.get_row(req, ident)
+    changes = RES.patched(req, row)
+    values = {}
+    if 'name' in changes:
+        name = changes['name']
+        if name is not None and (not isinstance(name, str) or
+                                 not _NAME_RE.match(name)):
+            raise exception.InvalidName(name=name)
+        values['name'] = name
+    if 'extra' in changes:
+        if changes['extra'] is not None and \
+                not isinstance(changes['extra'], dict):
+            raise exception.InvalidParameterValue(
+                err='extra must be an object')
+        values['extra'] = changes['extra'] or {}
+    if values:
+        db.update(A, row['id'], values)
+        row = RES.get_row(req, row['uuid'])
+    return RES.render(req, [row], RES.visible(req.version))[0]
+
+
+@route('DELETE', '/v1/allocations/{ident}', status=204,
+       min_version=versions.ALLOCATIONS)
+def delete_allocation(req, ident):
+    policy.authorize(req, 'baremetal:allocation:delete')
+    allocating.release(RES.get_row(req, ident))
+
+
+def _node_allocation(req, node) -> dict:
+    row = nodes.get_row(req, node, ('id', 'uuid', 'allocation_id',
+                                    'owner', 'lessee'))
+    if not row['allocation_id']:
+        raise exception.AllocationNotFound(
+            allocation='of node %s' % row['uuid'])
+    return db.get(A, row['allocation_id'], exception.AllocationNotFound,
+                  allocation=row['allocation_id'])
+
+
+@route('GET', '/v1/nodes/{node}/allocation',
+       min_version=versions.ALLOCATIONS)
+def get_node_allocation(req, node):
+    alloc = _node_allocation(req, node)
+    return RES.render(req, [alloc], RES.visible(req.version))[0]
+
+
+@route('DELETE', '/v1/nodes/{node}/allocation', status=204,
+       min_version=versions.ALLOCATIONS)
+def delete_node_allocation(req, node):
+    policy.authorize(req, 'baremetal:allocation:delete')
+    allocating.release(_node_allocation(req, node))

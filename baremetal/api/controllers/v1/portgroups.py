@@ -1,0 +1,161 @@
+"""/v1/portgroups (1.23; mode and properties 1.26) and
+/v1/nodes/{node}/portgroups (1.24)."""
+
+import re
+
+from baremetal.api import patching
+from baremetal.api import policy
+from baremetal.api import resource
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.db import api as db
+
+PG = db.PORTGROUPS
+_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+
+FIELDS = ('uuid', 'address', 'name', 'node_uuid', 'extra',
+          'internal_info', 'standalone_ports_supported', 'mode',
+          'properties', 'created_at', 'updated_at')
+CREATE = {'uuid', 'address', 'name', 'node_uuid', 'extra',
+          'standalone_ports_supported', 'mode', 'properties'}
+
+
+def _derive(rows):
+    nodes_by_id = resource.node_uuid_map(rows)
+
+    def extra(r):
+        return {'node_uuid': nodes_by_id.get(r.get('node_id')),
+                'extra': r.get('extra') or {},
+                'internal_info': r.get('internal_info') or {},
+                'properties': r.get('properties') or {},
+                'standalone_ports_supported':
+                    r.get('standalone_ports_supported') is not False}
+    return extra
+
+
+RES = resource.Resource(
+    name='portgroups', singular='portgroup', table=PG, fields=FIELDS,
+    list_fields=('uuid', 'address', 'name'),
+    field_versions=versions.PORTGROUP_FIELDS,
+    not_found=exception.PortgroupNotFound, not_found_key='portgroup',
+    readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
+                        'internal_info', 'ports')),
+    sort_keys=frozenset(('id', 'uuid', 'address', 'name', 'created_at',
+                         'updated_at', 'mode')),
+    derive=_derive, sub_links=('ports',))
+
+
+def _check(values: dict) -> dict:
+    out = {}
+    for k, v in values.items():
+        if k == 'address':
+            if v is not None and (not isinstance(v, str) or
+                                  not _MAC_RE.match(v)):
+                raise exception.InvalidParameterValue(
+                    err='Expected a MAC address but received %r.' % (v,))
+            out[k] = v.lower().replace('-', ':') if v else None
+        elif k == 'name':
+            if v is not None and (not isinstance(v, str) or
+                                  not _NAME_RE.match(v) or
+                                  db.is_uuid_like(v)):
+                raise exception.InvalidName(name=v)
+            out[k] = v
+        elif k in ('extra', 'properties'):
+            if v is not None and not isinstance(v, dict):
+                raise exception.InvalidParameterValue(
+                    err='%s must be a JSON object' % k)
+            out[k] = v or {}
+        elif k == 'standalone_ports_supported':
+            out[k] = True if v is None else patching.to_bool(k, v)
+        elif k == 'mode':
+            if v is not None and not isinstance(v, str):
+                raise exception.InvalidParameterValue(
+                    err='mode must be a string')
+            out[k] = v
+        elif k == 'node_uuid':
+            out['node_id'] = resource.node_id_for(v)
+        elif k == 'uuid':
+            if not db.is_uuid_like(v):
+                raise exception.InvalidUUID(uuid=v)
+            out[k] = v
+    return out
+
+
+def _filters(req) -> list:
+    p = req.params
+    out = []
+    if p.get('node'):
+        out.append(PG.c.node_id == nodes.get_row(
+            req, p['node'], ('id', 'uuid', 'owner', 'lessee'))['id'])
+    if p.get('address'):
+        out.append(PG.c.address == p['address'].lower())
+    return out
+
+
+@route('GET', '/v1/portgroups', min_version=versions.PORTGROUPS)
+def list_portgroups(req):
+    return RES.list(req, _filters(req))
+
+
+@route('GET', '/v1/portgroups/detail', min_version=versions.PORTGROUPS)
+def list_portgroups_detail(req):
+    return RES.list(req, _filters(req), detail=True,
+                    path='portgroups/detail')
+
+
+@route('GET', '/v1/nodes/{node}/portgroups',
+       min_version=versions.PORTGROUP_SUBCONTROLLERS)
+def node_portgroups(req, node):
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return RES.list(req, [PG.c.node_id == row['id']],
+                    path='nodes/%s/portgroups' % node)
+
+
+@route('GET', '/v1/nodes/{node}/portgroups/detail',
+       min_version=versions.PORTGROUP_SUBCONTROLLERS)
+def node_portgroups_detail(req, node):
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return RES.list(req, [PG.c.node_id == row['id']], detail=True,
+                    path='nodes/%s/portgroups/detail' % node)
+
+
+@route('GET', '/v1/portgroups/{pg}', min_version=versions.PORTGROUPS)
+def get_portgroup(req, pg):
+    return RES.show(req, pg)
+
+
+@route('POST', '/v1/portgroups', status=201,
+       min_version=versions.PORTGROUPS)
+def create_portgroup(req):
+    policy.authorize(req, 'baremetal:portgroup:create')
+    body = req.json_object()
+    RES.check_body(req, body, CREATE)
+    if 'node_uuid' not in body:
+        raise exception.MissingParameterValue(err='"node_uuid" is required')
+    return RES.created(req, db.create(PG, _check(body)))
+
+
+@route('PATCH', '/v1/portgroups/{pg}', min_version=versions.PORTGROUPS)
+def patch_portgroup(req, pg):
+    policy.authorize(req, 'baremetal:portgroup:update')
+    row = RES.get_row(req, pg)
+    changes = RES.patched(req, row, mandatory=('node_uuid',))
+    if changes:
+        db.update(PG, row['id'], _check(changes))
+        row = RES.get_row(req, row['uuid'])
+    return RES.render(req, [row], RES.visible(req.version))[0]
+
+
+@route('DELETE', '/v1/portgroups/{pg}', status=204,
+       min_version=versions.PORTGROUPS)
+def delete_portgroup(req, pg):
+    policy.authorize(req, 'baremetal:portgroup:delete')
+    row = RES.get_row(req, pg)
+    if db.count(db.PORTS, (db.PORTS.c.portgroup_id == row['id'],)):
+        raise exception.InvalidState(
+            reason='Port group %s still has ports; remove them from it '
+                   'first' % row['uuid'])
+    db.delete(PG, row['id'])

@@ -1,0 +1,176 @@
+"""/v1/volume (1.32): volume connectors and targets, also under
+/v1/nodes/{node}/volume."""
+
+from baremetal.api import policy
+from baremetal.api import resource
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.db import api as db
+
+VC = db.T['volume_connectors']
+VT = db.T['volume_targets']
+_CONNECTOR_TYPES = ('iqn', 'ip', 'mac', 'wwnn', 'wwpn', 'port', 'portgroup')
+
+
+def _derive(rows):
+    by_id = resource.node_uuid_map(rows)
+
+    def extra(r):
+        out = {'node_uuid': by_id.get(r.get('node_id')),
+               'extra': r.get('extra') or {}}
+        if 'properties' in r:
+            out['properties'] = r.get('properties') or {}
+        return out
+    return extra
+
+
+CONNECTORS = resource.Resource(
+    name='volume/connectors', singular='volume', table=VC,
+    fields=('uuid', 'type', 'connector_id', 'node_uuid', 'extra',
+            'created_at', 'updated_at'),
+    list_fields=('uuid', 'type', 'connector_id', 'node_uuid'),
+    field_versions={}, not_found=exception.VolumeConnectorNotFound,
+    not_found_key='connector', derive=_derive, collection_key='connectors',
+    sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
+                         'created_at', 'updated_at')))
+TARGETS = resource.Resource(
+    name='volume/targets', singular='volume', table=VT,
+    fields=('uuid', 'volume_type', 'properties', 'boot_index', 'volume_id',
+            'node_uuid', 'extra', 'created_at', 'updated_at'),
+    list_fields=('uuid', 'volume_type', 'boot_index', 'volume_id',
+                 'node_uuid'),
+    field_versions={}, not_found=exception.VolumeTargetNotFound,
+    not_found_key='target', derive=_derive, collection_key='targets',
+    sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
+                         'volume_id', 'created_at', 'updated_at')))
+
+
+def _node_may_change(node_id: int) -> None:
+    """Ironic: a node's volume info changes only while it is powered off
+    or not deployed."""
+    row = db.get_node(node_id, ('uuid', 'power_state', 'provision_state',
+                                'reservation'))
+    if row['reservation']:
+        raise exception.NodeLocked(node=row['uuid'],
+                                   host=row['reservation'])
+    if row['power_state'] != states.POWER_OFF and row['provision_state'] \
+            in (states.ACTIVE, states.DEPLOYING, states.DEPLOYWAIT):
+        raise exception.InvalidState(
+            reason='The volume information of node %s can only change '
+                   'while it is powered off or not deployed' % row['uuid'])
+
+
+def _check(values: dict, kind: str) -> dict:
+    out = {}
+    for k, v in values.items():
+        if k == 'node_uuid':
+            out['node_id'] = resource.node_id_for(v)
+        elif k == 'uuid':
+            if not db.is_uuid_like(v):
+                raise exception.InvalidUUID(uuid=v)
+            out[k] = v
+        elif k in ('extra', 'properties'):
+            if v is not None and not isinstance(v, dict):
+                raise exception.InvalidParameterValue(
+                    err='%s must be a JSON object' % k)
+            out[k] = v or {}
+        elif k == 'type':
+            if v not in _CONNECTOR_TYPES:
+                raise exception.InvalidParameterValue(
+                    err='Invalid connector type %r; valid: %s'
+                    % (v, ', '.join(_CONNECTOR_TYPES)))
+            out[k] = v
+        elif k == 'boot_index':
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise exception.InvalidParameterValue(
+                    err='boot_index must be an integer >= 0')
+            out[k] = v
+        elif k in ('connector_id', 'volume_type', 'volume_id'):
+            if not isinstance(v, str) or not v:
+                raise exception.InvalidParameterValue(
+                    err='%s must be a non-empty string' % k)
+            out[k] = v
+    return out
+
+
+def _register(res: resource.Resource, kind: str, required: tuple) -> None:
+    base = '/v1/%s' % res.name
+    minv = versions.VOLUME
+
+    def filters(req):
+        node = req.params.get('node')
+        if node:
+            row = nodes.get_row(req, node, ('id', 'uuid', 'owner',
+                                            'lessee'))
+            return [res.table.c.node_id == row['id']]
+        return []
+
+    @route('GET', base, min_version=minv)
+    def list_all(req):
+        return res.list(req, filters(req))
+
+    @route('GET', base + '/{ident}', min_version=minv)
+    def show(req, ident):
+        return res.show(req, ident)
+
+    @route('GET', '/v1/nodes/{node}/volume/' + kind, min_version=minv)
+    def by_node(req, node):
+        row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+        return res.list(req, [res.table.c.node_id == row['id']],
+                        path='nodes/%s/volume/%s' % (node, kind))
+
+    @route('POST', base, status=201, min_version=minv)
+    def create(req):
+        policy.authorize(req, 'baremetal:volume:create')
+        body = req.json_object()
+        res.check_body(req, body, set(res.fields) - {
+            'created_at', 'updated_at'})
+        missing = [k for k in required if k not in body]
+        if missing:
+            raise exception.MissingParameterValue(
+                err='Missing mandatory field(s): %s' % ', '.join(missing))
+        values = _check(body, kind)
+        _node_may_change(values['node_id'])
+        return res.created(req, db.create(res.table, values))
+
+    @route('PATCH', base + '/{ident}', min_version=minv)
+    def patch(req, ident):
+        policy.authorize(req, 'baremetal:volume:update')
+        row = res.get_row(req, ident)
+        changes = res.patched(req, row, mandatory=required)
+        if changes:
+            _node_may_change(row['node_id'])
+            db.update(res.table, row['id'], _check(changes, kind))
+            row = res.get_row(req, row['uuid'])
+        return res.render(req, [row], res.visible(req.version))[0]
+
+    @route('DELETE', base + '/{ident}', status=204, min_version=minv)
+    def delete(req, ident):
+        policy.authorize(req, 'baremetal:volume:delete')
+        row = res.get_row(req, ident)
+        _node_may_change(row['node_id'])
+        db.delete(res.table, row['id'])
+
+
+_register(CONNECTORS, 'connectors', ('type', 'connector_id', 'node_uuid'))
+_register(TARGETS, 'targets', ('volume_type', 'volume_id', 'boot_index',
+                               'node_uuid'))
+
+
+@route('GET', '/v1/volume', min_version=versions.VOLUME)
+def volume_root(req):
+    return {'connectors': req.links('volume', 'connectors'),
+            'targets': req.links('volume', 'targets'),
+            'links': req.links('volume')}
+
+
+@route('GET', '/v1/nodes/{node}/volume', min_version=versions.VOLUME)
+def node_volume(req, node):
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    return {'connectors': req.links('nodes', row['uuid'], 'volume',
+                                    'connectors'),
+            'targets': req.links('nodes', row['uuid'], 'volume', 'targets'),
+            'links': req.links('nodes', row['uuid'], 'volume')}

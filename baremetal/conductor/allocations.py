@@ -1,0 +1,119 @@
+"""Allocations: find an available node matching a request and reserve it
+(Ironic's allocation API, 1.52).
+
+A matching node is available, not in maintenance, not retired, has no
+instance and no allocation, has the requested resource class, every
+requested trait, and is one of the candidate nodes if any are named.
+Claiming it is one conditional UPDATE, so two allocations never get one
+node; a lost race moves on to the next candidate.
+"""
+
+import random
+
+import sqlalchemy as sa
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+A = db.T['allocations']
+N = db.NODES
+
+
+def _candidates(alloc: dict) -> list[dict]:
+    filters = [N.c.provision_state == states.AVAILABLE,
+               N.c.maintenance.is_(False),
+               sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)),
+               N.c.instance_uuid.is_(None), N.c.allocation_id.is_(None),
+               N.c.reservation.is_(None),
+               N.c.resource_class == alloc['resource_class']]
+    names = alloc.get('candidate_nodes') or []
+    if names:
+        filters.append(N.c.uuid.in_(names))
+    rows = db.query(N, filters, columns=('id', 'uuid', 'name'))
+    wanted = set(alloc.get('traits') or [])
+    if wanted:
+        traits = db.traits_for_nodes([r['id'] for r in rows])
+        rows = [r for r in rows if wanted <= set(traits.get(r['id'], []))]
+    random.shuffle(rows)
+    return rows
+
+
+def allocate(allocation_uuid: str) -> dict:
+    """Give the allocation a node (state active) or an error."""
+    alloc = db.get(A, allocation_uuid, exception.AllocationNotFound,
+                   allocation=allocation_uuid)
+    for node in _candidates(alloc):
+        with db.writer() as conn:
+            claimed = conn.execute(N.update().where(
+                N.c.id == node['id'], N.c.instance_uuid.is_(None),
+                N.c.allocation_id.is_(None), N.c.reservation.is_(None),
+                N.c.provision_state == states.AVAILABLE).values(
+                    instance_uuid=alloc['uuid'], allocation_id=alloc['id'],
+                    updated_at=db.utcnow())).rowcount
+            if claimed:
+                conn.execute(A.update().where(A.c.id == alloc['id']).values(
+                    node_id=node['id'], state='active', last_error=None,
+                    updated_at=db.utcnow()))
+                LOG.info('Allocation %s got node %s', alloc['uuid'],
+                         node['uuid'])
+                return db.get(A, alloc['id'], exception.AllocationNotFound,
+                              allocation=allocation_uuid)
+    error = ('No available nodes match the resource class %s%s%s'
+             % (alloc['resource_class'],
+                ' and traits %s' % ', '.join(alloc['traits'])
+                if alloc.get('traits') else '',
+                ' among the candidate nodes'
+                if alloc.get('candidate_nodes') else ''))
+    db.update(A, alloc['id'], {'state': 'error', 'last_error': error})
+    LOG.warning('Allocation %s: %s', alloc['uuid'], error)
+    return db.get(A, alloc['id'], exception.AllocationNotFound,
+                  allocation=allocation_uuid)
+
+
+def backfill(alloc: dict, node_id: int) -> None:
+    """Record an allocation for a node that already has its workload
+    (API 1.58)."""
+    node = db.get_node(node_id, ('id', 'uuid', 'instance_uuid',
+                                 'allocation_id', 'provision_state'))
+    if node['allocation_id']:
+        raise exception.InvalidState(
+            reason='Node %s already has an allocation' % node['uuid'])
+    if node['provision_state'] not in (states.ACTIVE, states.AVAILABLE):
+        raise exception.InvalidState(
+            reason='Node %s is "%s"; only active or available nodes can '
+                   'be backfilled' % (node['uuid'],
+                                      node['provision_state']))
+    values = {'allocation_id': alloc['id']}
+    if not node['instance_uuid']:
+        values['instance_uuid'] = alloc['uuid']
+    if not db.update(N, node['id'], values,
+                     (N.c.allocation_id.is_(None),
+                      N.c.reservation.is_(None))):
+        raise exception.NodeLocked(node=node['uuid'], host='another task')
+    db.update(A, alloc['id'], {'node_id': node['id'], 'state': 'active'})
+
+
+def release(alloc: dict) -> None:
+    """Deleting an allocation frees its node."""
+    if alloc.get('node_id'):
+        node = db.get_node(alloc['node_id'], ('id', 'uuid', 'instance_uuid',
+                                              'provision_state',
+                                              'maintenance', 'reservation'))
+        if node['provision_state'] in (states.ACTIVE, states.DEPLOYING,
+                                       states.DEPLOYWAIT) and \
+                not node['maintenance']:
+            raise exception.InvalidState(
+                reason='Cannot remove the allocation of node %s in state '
+                       '"%s"; undeploy it first or set maintenance'
+                       % (node['uuid'], node['provision_state']))
+        if node['reservation']:
+            raise exception.NodeLocked(node=node['uuid'],
+                                       host=node['reservation'])
+        values = {'allocation_id': None}
+        if node['instance_uuid'] == alloc['uuid']:
+            values['instance_uuid'] = None
+        db.update(N, node['id'], values)
+    db.delete(A, alloc['id'])

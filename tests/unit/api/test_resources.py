@@ -1,0 +1,178 @@
+"""Portgroups, volume connectors/targets, allocations, deploy templates
+and events: CRUD, version gates and bad input."""
+
+import pytest
+
+from tests import harness
+
+
+def test_portgroups_crud_and_gates(api):
+    n = api.create_node()
+    status, pg, headers = api.request('POST', '/v1/portgroups', {
+        'node_uuid': n['uuid'], 'address': '52:54:00:aa:bb:cc',
+        'name': 'bond0', 'mode': '802.3ad', 'properties': {'miimon': 100}})
+    assert status == 201, pg
+    assert headers['Location'].endswith('/v1/portgroups/' + pg['uuid'])
+    status, port, _ = api.request('POST', '/v1/ports', {
+        'node_uuid': n['uuid'], 'address': '52:54:00:00:00:01',
+        'portgroup_uuid': pg['uuid']})
+    assert status == 201, port
+    status, body, _ = api.request('GET', '/v1/portgroups/bond0/ports')
+    assert [p['uuid'] for p in body['ports']] == [port['uuid']]
+    status, body, _ = api.request('GET', '/v1/nodes/%s/portgroups'
+                                  % n['uuid'])
+    assert [p['name'] for p in body['portgroups']] == ['bond0']
+    status, body, _ = api.request('GET', '/v1/portgroups/bond0',
+                                  version='1.25')
+    assert status == 200 and 'mode' not in body
+    status, _, _ = api.request('GET', '/v1/portgroups', version='1.22')
+    assert status == 404
+    status, body, _ = api.request('DELETE', '/v1/portgroups/bond0')
+    assert status == 409
+    api.request('DELETE', '/v1/ports/%s' % port['uuid'])
+    status, body, _ = api.request('PATCH', '/v1/portgroups/bond0', [
+        {'op': 'replace', 'path': '/mode', 'value': 'active-backup'}])
+    assert status == 200 and body['mode'] == 'active-backup'
+    status, _, _ = api.request('DELETE', '/v1/portgroups/bond0')
+    assert status == 204
+
+
+@pytest.mark.parametrize('body', [
+    {'address': '52:54:00:aa:bb:cc'},
+    {'node_uuid': 'x', 'address': 'nope'},
+    {'node_uuid': 'x', 'name': 'has space'},
+    {'node_uuid': 'x', 'properties': []},
+])
+def test_portgroup_bad_input(api, body):
+    n = api.create_node()
+    if body.get('node_uuid') == 'x':
+        body = dict(body, node_uuid=n['uuid'])
+    status, resp, _ = api.request('POST', '/v1/portgroups', body)
+    assert status == 400, resp
+
+
+def test_volume_connectors_and_targets(api):
+    n = api.create_node()
+    status, c, _ = api.request('POST', '/v1/volume/connectors', {
+        'node_uuid': n['uuid'], 'type': 'iqn',
+        'connector_id': 'iqn.2017-05.org.openstack:01:d9a51732c3f'})
+    assert status == 201, c
+    status, t, _ = api.request('POST', '/v1/volume/targets', {
+        'node_uuid': n['uuid'], 'volume_type': 'iscsi', 'boot_index': 0,
+        'volume_id': '04452bed-5367-4202-8bf5-de4335ac56d2'})
+    assert status == 201, t
+    status, body, _ = api.request('GET', '/v1/nodes/%s/volume/targets'
+                                  % n['uuid'])
+    assert [x['uuid'] for x in body['targets']] == [t['uuid']]
+    status, body, _ = api.request('GET', '/v1/volume')
+    assert 'connectors' in body and 'targets' in body
+    status, _, _ = api.request('GET', '/v1/volume', version='1.31')
+    assert status == 404
+    status, body, _ = api.request('POST', '/v1/volume/connectors', {
+        'node_uuid': n['uuid'], 'type': 'floppy', 'connector_id': 'x'})
+    assert status == 400
+    status, body, _ = api.request('POST', '/v1/volume/targets', {
+        'node_uuid': n['uuid'], 'volume_type': 'iscsi', 'boot_index': 0,
+        'volume_id': 'another'})
+    assert status == 409
+    assert api.request('DELETE', '/v1/volume/connectors/%s'
+                       % c['uuid'])[0] == 204
+
+
+def test_allocation_picks_a_matching_node(api):
+    a = api.make_available(resource_class='gold')
+    b = api.make_available(resource_class='gold')
+    api.request('PUT', '/v1/nodes/%s/traits' % b['uuid'],
+                {'traits': ['CUSTOM_GPU']})
+    status, alloc, _ = api.request('POST', '/v1/allocations', {
+        'resource_class': 'gold', 'traits': ['CUSTOM_GPU'],
+        'name': 'job-1'})
+    assert status == 201, alloc
+    assert alloc['state'] == 'active' and alloc['node_uuid'] == b['uuid']
+    node = api.node(b['uuid'])
+    assert node['allocation_uuid'] == alloc['uuid']
+    assert node['instance_uuid'] == alloc['uuid']
+    status, body, _ = api.request('GET', '/v1/nodes/%s/allocation'
+                                  % b['uuid'])
+    assert body['uuid'] == alloc['uuid']
+    # no second GPU node: error with a reason
+    status, again, _ = api.request('POST', '/v1/allocations', {
+        'resource_class': 'gold', 'traits': ['CUSTOM_GPU']})
+    assert again['state'] == 'error' and 'CUSTOM_GPU' in again['last_error']
+    status, _, _ = api.request('DELETE', '/v1/allocations/job-1')
+    assert status == 204
+    assert api.node(b['uuid'])['instance_uuid'] is None
+    assert api.node(a['uuid'])['allocation_uuid'] is None
+
+
+def test_allocation_gates_and_patch(api):
+    status, _, _ = api.request('GET', '/v1/allocations', version='1.51')
+    assert status == 404
+    status, body, _ = api.request('POST', '/v1/allocations', {})
+    assert status == 400
+    status, alloc, _ = api.request('POST', '/v1/allocations',
+                                   {'resource_class': 'x'})
+    status, body, _ = api.request('PATCH', '/v1/allocations/%s'
+                                  % alloc['uuid'], [
+        {'op': 'add', 'path': '/extra/a', 'value': 1}], version='1.56')
+    assert status == 405 or status == 404
+    status, body, _ = api.request('PATCH', '/v1/allocations/%s'
+                                  % alloc['uuid'], [
+        {'op': 'add', 'path': '/extra/a', 'value': 1}])
+    assert status == 200 and body['extra'] == {'a': 1}
+    status, body, _ = api.request('PATCH', '/v1/allocations/%s'
+                                  % alloc['uuid'], [
+        {'op': 'replace', 'path': '/state', 'value': 'active'}])
+    assert status == 400
+    n = api.make_available()
+    status, body, _ = api.request('POST', '/v1/allocations', {
+        'node': n['uuid']}, version='1.57')
+    assert status == 406
+    status, body, _ = api.request('POST', '/v1/allocations', {
+        'node': n['uuid']})
+    assert status == 201 and body['node_uuid'] == n['uuid']
+
+
+def test_deploy_templates_crud(api):
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': []}, 'priority': 150}]
+    status, t, _ = api.request('POST', '/v1/deploy_templates', {
+        'name': 'CUSTOM_HT_ON', 'steps': steps})
+    assert status == 201, t
+    assert t['steps'] == steps
+    status, body, _ = api.request('GET', '/v1/deploy_templates')
+    assert [x['name'] for x in body['deploy_templates']] == ['CUSTOM_HT_ON']
+    status, body, _ = api.request('PATCH', '/v1/deploy_templates/%s'
+                                  % t['uuid'], [
+        {'op': 'replace', 'path': '/name', 'value': 'CUSTOM_HT_OFF'}])
+    assert status == 200 and body['name'] == 'CUSTOM_HT_OFF'
+    for bad in ({'name': 'lower', 'steps': steps},
+                {'name': 'CUSTOM_X', 'steps': []},
+                {'name': 'CUSTOM_X', 'steps': [{'interface': 'x',
+                                                'step': 'y',
+                                                'priority': 1}]},
+                {'name': 'CUSTOM_X', 'steps': [dict(steps[0],
+                                                    priority=-1)]}):
+        status, body, _ = api.request('POST', '/v1/deploy_templates', bad)
+        assert status == 400, (bad, body)
+    status, _, _ = api.request('GET', '/v1/deploy_templates',
+                               version='1.54')
+    assert status == 404
+    assert api.request('DELETE', '/v1/deploy_templates/%s'
+                       % t['uuid'])[0] == 204
+
+
+def test_events(api):
+    ev = {'event': 'network.bind_port', 'port_id': 'p1',
+          'mac_address': '52:54:00:00:00:01', 'status': 'ACTIVE'}
+    status, body, _ = api.request('POST', '/v1/events', {'events': [ev]})
+    assert status == 204, body
+    for bad in ({'events': []}, {'events': [dict(ev, event='x')]},
+                {'events': [dict(ev, colour='red')]}, {'other': 1},
+                {'events': [{'event': 'network.bind_port'}]}):
+        status, body, _ = api.request('POST', '/v1/events', bad)
+        assert status == 400, (bad, body)
+        assert harness.error_message(body)
+    status, _, _ = api.request('POST', '/v1/events', {'events': [ev]},
+                               version='1.53')
+    assert status == 404
