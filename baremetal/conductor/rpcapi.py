@@ -10,11 +10,9 @@ never a hung request.
 import random
 from typing import Any
 
-import oslo_messaging as messaging
 from oslo_log import log
 
 from baremetal.common import exception
-from baremetal.common import rpc
 from baremetal.conductor import hash_ring
 
 LOG = log.getLogger(__name__)
@@ -27,6 +25,9 @@ class ConductorAPI:
         self.rings = local.rings if local else hash_ring.RingManager(conf)
         self._client = None
         if local is None:
+            # oslo.messaging only where it is used: the embedded server
+            # never loads it (start-up time and memory)
+            from baremetal.common import rpc
             self._client = rpc.client(conf, conf.rpc_response_timeout_api)
 
     def host_for(self, node: dict) -> str:
@@ -43,6 +44,7 @@ class ConductorAPI:
                                                            **kwargs)
         if host is None:
             host = self.host_for(node)
+        import oslo_messaging as messaging
         cctxt = self._client.prepare(server=host)
         try:
             return cctxt.call(context or {}, rpc_method, **kwargs)

@@ -2,17 +2,29 @@
 
 import os
 
-import alembic.command
-import alembic.config
-import alembic.migration
 import sqlalchemy as sa
 
 from baremetal.db import models
 
 _SCRIPTS = os.path.join(os.path.dirname(__file__), 'migrations')
 
+# The newest revision; a unit test keeps it equal to alembic's head.  It
+# lets a server whose schema is current start without loading alembic.
+HEAD = '0002'
 
-def _config(connection) -> alembic.config.Config:
+
+def is_current(engine: sa.engine.Engine) -> bool:
+    try:
+        with engine.connect() as conn:
+            rev = conn.execute(sa.text(
+                'SELECT version_num FROM alembic_version')).scalar()
+    except sa.exc.DBAPIError:
+        return False
+    return rev == HEAD
+
+
+def _config(connection):
+    import alembic.config
     cfg = alembic.config.Config()
     cfg.set_main_option('script_location', _SCRIPTS)
     cfg.attributes['connection'] = connection
@@ -21,12 +33,14 @@ def _config(connection) -> alembic.config.Config:
 
 def upgrade(engine: sa.engine.Engine, revision: str = 'head') -> None:
     """Bring the schema to ``revision`` (default: the newest)."""
+    import alembic.command
     with engine.begin() as conn:
         alembic.command.upgrade(_config(conn), revision)
 
 
 def version(engine: sa.engine.Engine) -> str | None:
     """The schema revision the database is at, None if never migrated."""
+    import alembic.migration
     with engine.connect() as conn:
         ctx = alembic.migration.MigrationContext.configure(conn)
         return ctx.get_current_revision()
@@ -37,6 +51,7 @@ def create_schema(engine: sa.engine.Engine) -> None:
 
     Only for an empty database; existing databases use ``upgrade``.
     """
+    import alembic.command
     with engine.begin() as conn:
         if sa.inspect(conn).get_table_names():
             raise RuntimeError('create_schema needs an empty database; '
@@ -48,6 +63,7 @@ def create_schema(engine: sa.engine.Engine) -> None:
 def revision(engine: sa.engine.Engine, message: str,
              autogenerate: bool = True) -> None:
     """Developer helper: write a new migration file."""
+    import alembic.command
     with engine.begin() as conn:
         alembic.command.revision(_config(conn), message=message,
                                  autogenerate=autogenerate)

@@ -34,9 +34,20 @@ def _diff(engine):
 
 
 def test_upgrade_builds_the_models_schema(engine):
+    assert not migration.is_current(engine)
     migration.upgrade(engine)
-    assert migration.version(engine) == '0002'
+    assert migration.version(engine) == migration.HEAD
+    assert migration.is_current(engine)
     assert _diff(engine) == []
+
+
+def test_head_constant_is_alembics_head():
+    import alembic.config
+    import alembic.script
+    cfg = alembic.config.Config()
+    cfg.set_main_option('script_location', migration._SCRIPTS)
+    heads = alembic.script.ScriptDirectory.from_config(cfg).get_heads()
+    assert heads == [migration.HEAD]
 
 
 def test_retired_migration_keeps_old_nodes(engine):
