@@ -3,6 +3,7 @@
 import os
 
 import sqlalchemy as sa
+from oslo_db import exception as oslo_db_exc
 
 from baremetal.db import models
 
@@ -18,7 +19,8 @@ def is_current(engine: sa.engine.Engine) -> bool:
         with engine.connect() as conn:
             rev = conn.execute(sa.text(
                 'SELECT version_num FROM alembic_version')).scalar()
-    except sa.exc.DBAPIError:
+    except (sa.exc.DBAPIError, oslo_db_exc.DBError):
+        # no alembic_version table yet (oslo.db wraps the driver's error)
         return False
     return rev == HEAD
 

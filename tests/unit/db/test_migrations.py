@@ -77,3 +77,15 @@ def test_create_schema_needs_an_empty_database(engine):
     assert migration.version(engine) == '0002'
     with pytest.raises(RuntimeError):
         migration.create_schema(engine)
+
+
+def test_is_current_on_an_empty_database_behind_oslo_db(tmp_path):
+    """oslo.db wraps 'no such table' in its own exception class."""
+    from oslo_db.sqlalchemy import engines
+    engine = engines.create_engine('sqlite:///%s' % (tmp_path / 'e.sqlite'))
+    try:
+        assert not migration.is_current(engine)
+        migration.upgrade(engine)
+        assert migration.is_current(engine)
+    finally:
+        engine.dispose()
