@@ -17,6 +17,14 @@ opts = [
                     'into maintenance.'),
     cfg.IntOpt('sync_power_state_workers', default=8, min=1,
                help='Power reads the sync runs at once.'),
+    cfg.IntOpt('power_state_change_timeout', default=60, min=1,
+               help='Seconds to wait for a node to reach the power state '
+                    'it was asked for before the change counts as '
+                    'failed.'),
+    cfg.IntOpt('soft_power_off_timeout', default=600, min=1,
+               help='Seconds a soft power off or soft reboot waits for '
+                    'the operating system to shut down, when the '
+                    'request names no timeout.'),
     cfg.IntOpt('check_provision_state_interval', default=60, min=1,
                help='Seconds between checks for nodes stuck in a wait '
                     'state past their callback timeout.'),

@@ -1,0 +1,23 @@
+"""The ``ipmi`` hardware type: power and boot devices over IPMI."""
+
+from baremetal.drivers import hardware_type
+
+
+class IPMIHardware(hardware_type.AbstractHardwareType):
+    """Any server whose BMC speaks IPMI 2.0 (pyghmi, no ipmitool)."""
+
+    @property
+    def supported_power_interfaces(self):
+        return ['ipmi', 'ipmitool']
+
+    @property
+    def supported_management_interfaces(self):
+        return ['ipmi', 'ipmitool', 'noop']
+
+    @property
+    def supported_inspect_interfaces(self):
+        return ['no-inspect']
+
+    @property
+    def supported_console_interfaces(self):
+        return ['no-console']

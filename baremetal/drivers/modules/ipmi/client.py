@@ -1,0 +1,212 @@
+"""Talking to one BMC over IPMI with pyghmi.
+
+BMCs are slow and fragile, so every command goes through a per-BMC gate:
+
+* one command at a time per BMC (address, port), whatever node or thread
+  asks;
+* at least ``[ipmi] min_command_interval`` seconds between two commands;
+* retries of failures that may pass (timeouts, a busy BMC) until
+  ``[ipmi] command_retry_timeout``; failures that will not pass (wrong
+  credentials) fail at once;
+* a deadline: pyghmi can wait on a silent BMC for a long time, so the
+  command runs in its own thread and the caller gives up at the deadline
+  with a clear error.  The BMC stays busy until that thread returns.
+
+Credentials go to pyghmi as bytes: with str, a second session to the same
+BMC hangs in pyghmi 1.6.
+"""
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.drivers.modules import driver_info
+
+LOG = log.getLogger(__name__)
+
+PRIV_LEVELS = ('ADMINISTRATOR', 'OPERATOR', 'USER', 'CALLBACK')
+_PRIV_NUMBERS = {'CALLBACK': 1, 'USER': 2, 'OPERATOR': 3,
+                 'ADMINISTRATOR': 4}
+
+PROPERTIES = {
+    'ipmi_address': 'IP address or host name of the BMC. Required.',
+    'ipmi_port': 'UDP port of the BMC. Optional, default 623.',
+    'ipmi_username': 'User name. Optional (anonymous login).',
+    'ipmi_password': 'Password. Optional; never shown by the API.',
+    'ipmi_priv_level': 'Privilege level: %s. Optional, default '
+                       'ADMINISTRATOR.' % ', '.join(PRIV_LEVELS),
+    'ipmi_kg_key': 'BMC key (Kg). Optional; never shown by the API.',
+}
+
+# errors that will not go away by asking again
+_FATAL = ('incorrect password', 'unauthorized name', 'unauthorized role',
+          'invalid role', 'insufficient privilege', 'invalid name',
+          'password for', 'username too long')
+
+
+@dataclasses.dataclass(frozen=True)
+class Info:
+    address: str
+    port: int
+    username: bytes
+    password: bytes
+    priv_level: str
+    kg: bytes | None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.address, self.port)
+
+
+def parse(node, conf) -> Info:
+    """driver_info -> Info, or a 400-class error naming the bad key."""
+    driver_info.required(node, {'ipmi_address': ''})
+    address = driver_info.string(node, 'ipmi_address')
+    port = driver_info.port(node, 'ipmi_port', 623)
+    priv = driver_info.choice(node, 'ipmi_priv_level', PRIV_LEVELS,
+                              'ADMINISTRATOR')
+    user = driver_info.string(node, 'ipmi_username', '')
+    pw = (node.driver_info or {}).get('ipmi_password')
+    if pw is None:
+        pw = ''
+    if not isinstance(pw, (str, int)):
+        raise exception.InvalidParameterValue(
+            'Invalid ipmi_password in node %s driver_info: it must be a '
+            'string' % node.uuid)
+    kg = driver_info.string(node, 'ipmi_kg_key', conf.ipmi.kg_key)
+    if len(user.encode()) > 16:
+        raise exception.InvalidParameterValue(
+            'Invalid ipmi_username in node %s driver_info: IPMI user '
+            'names have at most 16 bytes' % node.uuid)
+    return Info(address=address, port=port, username=user.encode(),
+                password=str(pw).encode(), priv_level=priv,
+                kg=kg.encode() if kg else None)
+
+
+class _Gate:
+    """Serialises the commands to one BMC and spaces them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last = 0.0
+
+
+_GATES: dict[tuple[str, int], _Gate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(key) -> _Gate:
+    with _GATES_LOCK:
+        gate = _GATES.get(key)
+        if gate is None:
+            gate = _GATES[key] = _Gate()
+        return gate
+
+
+def _is_fatal(err: Exception) -> bool:
+    text = str(err).lower()
+    return any(f in text for f in _FATAL)
+
+
+class BMC:
+    """Commands to one node's BMC; each call goes through the gate."""
+
+    def __init__(self, node, conf) -> None:
+        self.node = node
+        self.conf = conf
+        self.info = parse(node, conf)
+
+    def _session(self):
+        from pyghmi.ipmi import command
+        i = self.info
+        return command.Command(
+            bmc=i.address, userid=i.username, password=i.password,
+            port=i.port, kg=i.kg, privlevel=_PRIV_NUMBERS[i.priv_level])
+
+    def call(self, what: str, fn: Callable[[Any], Any]) -> Any:
+        """Run ``fn(pyghmi_command)`` against the BMC; ``what`` names
+        the command in errors.  Raises IPMIFailure with the BMC's
+        answer, or BMCConnectionError when it cannot be reached."""
+        conf = self.conf.ipmi
+        deadline = time.monotonic() + conf.command_retry_timeout
+        gate = _gate(self.info.key)
+        if not gate.lock.acquire(timeout=conf.command_retry_timeout):
+            raise exception.BMCConnectionError(
+                node=self.node.uuid,
+                error='the BMC at %s:%d does not answer (an earlier '
+                      'command still waits for its reply after %d '
+                      'seconds)' % (*self.info.key,
+                                    conf.command_retry_timeout))
+        released = True
+        try:
+            attempt = 0
+            while True:
+                attempt += 1
+                wait = gate.last + conf.min_command_interval - \
+                    time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                done, result, error = self._run_bounded(
+                    fn, deadline - time.monotonic())
+                gate.last = time.monotonic()
+                if not done:
+                    # pyghmi still waits on the BMC: keep the gate closed
+                    # until it gives up, so nothing else talks to it
+                    released = False
+                    self._release_when_done(gate, result)
+                    raise exception.BMCConnectionError(
+                        node=self.node.uuid,
+                        error='the BMC at %s:%d does not answer (%s: no '
+                              'reply within %d seconds)'
+                              % (*self.info.key, what,
+                                 conf.command_retry_timeout))
+                if error is None:
+                    return result
+                if _is_fatal(error) or time.monotonic() >= deadline:
+                    raise self._failure(what, error, attempt)
+                LOG.debug('Node %s: IPMI %s failed (attempt %d), '
+                          'retrying: %s', self.node.uuid, what, attempt,
+                          error)
+        finally:
+            if released:
+                gate.lock.release()
+
+    def _failure(self, what, error, attempt) -> Exception:
+        text = str(error) or type(error).__name__
+        if text in ('None', 'IpmiException') or 'timeout' in text.lower():
+            return exception.BMCConnectionError(
+                node=self.node.uuid,
+                error='the BMC at %s:%d does not answer (%s, %d '
+                      'attempt(s))' % (*self.info.key, what, attempt))
+        return exception.IPMIFailure(
+            cmd='%s on the BMC at %s:%d: %s'
+                % (what, self.info.address, self.info.port, text))
+
+    def _run_bounded(self, fn, budget: float):
+        box: dict[str, Any] = {}
+
+        def target():
+            try:
+                box['result'] = fn(self._session())
+            except Exception as e:  # reported to the caller
+                box['error'] = e
+
+        thread = threading.Thread(target=target, daemon=True,
+                                  name='ipmi-%s' % self.info.address)
+        thread.start()
+        thread.join(max(budget, 0.1) + 1.0)
+        if thread.is_alive():
+            return False, thread, None
+        return True, box.get('result'), box.get('error')
+
+    @staticmethod
+    def _release_when_done(gate: _Gate, thread: threading.Thread) -> None:
+        def waiter():
+            thread.join()
+            gate.lock.release()
+        threading.Thread(target=waiter, daemon=True).start()

@@ -1,0 +1,211 @@
+"""A virtual IPMI BMC for tests, built on pyghmi's BMC server classes.
+
+Run as its own process (``python -m tests.bmc.ipmi_server ...``); it
+listens on UDP on loopback and keeps the managed "server" state (power,
+boot device, NMIs) in a JSON file the tests read to check what the BMC
+was told.
+
+Two things differ from pyghmi's bundled ``fakebmc``:
+
+* pyghmi's server session always negotiates cipher suite 3 (SHA1), while
+  the pyghmi 1.6 client asks for suite 17 (SHA256) first and then fails
+  its RAKP checks.  This BMC answers with the suite the client asked for.
+* Every reply waits ``--delay`` seconds (default 1 ms): an instantly
+  answering BMC trips a race in the client that costs it 0.5-1.7 s
+  stalls, and a longer delay makes a slow BMC for tests.
+"""
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import struct
+import sys
+import time
+
+import pyghmi.ipmi.bmc as bmc
+import pyghmi.ipmi.private.serversession as serversession
+from pyghmi.ipmi.private import constants
+
+# auth algorithm (table 13-17) -> (hash, integrity length)
+_AUTH = {1: (hashlib.sha1, 12), 3: (hashlib.sha256, 16)}
+
+
+class NegotiatingSession(serversession.ServerSession):
+    """A server session that speaks the cipher suite it is asked for
+    (3: HMAC-SHA1, 17: HMAC-SHA256)."""
+
+    def create_open_session_response(self, request):
+        algo = request[12] if len(request) > 12 else 1
+        if algo not in _AUTH:
+            algo = 1
+        self.authalgo = algo
+        self.currhashlib, self.currhashlen = _AUTH[algo]
+        integrity = 4 if algo == 3 else 1
+        clienttag = request[0]
+        self.clientsessionid = request[4:8]
+        self.managedsessionid = os.urandom(4)
+        self.privlevel = 4
+        return (bytearray([clienttag, 0, self.privlevel, 0])
+                + self.clientsessionid + self.managedsessionid
+                + bytearray([0, 0, 0, 8, algo, 0, 0, 0,
+                             1, 0, 0, 8, integrity, 0, 0, 0,
+                             2, 0, 0, 8, 1, 0, 0, 0]))
+
+    def _hash(self):
+        return getattr(self, 'currhashlib', hashlib.sha1)
+
+    def _got_rakp1(self, data):
+        clienttag = data[0]
+        self.Rm = data[8:24]
+        self.rolem = data[24]
+        self.maxpriv = self.rolem & 0b111
+        if data[27] == 0:
+            return
+        self.username = bytes(data[28:])
+        password = self.authdata.get(self.username.decode('utf-8'))
+        if password is None:
+            # RAKP2 with status 0x0d, "unauthorized name", as BMCs do
+            self.send_payload(
+                bytearray([clienttag, 0x0d, 0, 0]) + self.clientsessionid,
+                constants.payload_types['rakp2'], retry=False)
+            return
+        self.uuiddata = self.uuid.bytes
+        self.Rc = os.urandom(16)
+        hmacdata = (self.clientsessionid + self.managedsessionid
+                    + self.Rm + self.Rc + self.uuiddata
+                    + bytearray([self.rolem, len(self.username)])
+                    + self.username)
+        self.kuid = password.encode('utf-8')
+        if self.kg is None:
+            self.kg = self.kuid
+        authcode = hmac.new(self.kuid, bytes(hmacdata),
+                            self._hash()).digest()
+        self.send_payload(
+            bytearray([clienttag, 0, 0, 0]) + self.clientsessionid
+            + self.Rc + self.uuiddata + authcode,
+            constants.payload_types['rakp2'], retry=False)
+
+    def _got_rakp3(self, data):
+        h = self._hash()
+        head = struct.pack('2B', self.rolem, len(self.username))
+        self.sik = hmac.new(self.kg, bytes(self.Rm + self.Rc) + head
+                            + self.username, h).digest()
+        self.k1 = hmac.new(self.sik, b'\x01' * 20, h).digest()
+        self.k2 = hmac.new(self.sik, b'\x02' * 20, h).digest()
+        self.aeskey = self.k2[0:16]
+        expected = hmac.new(self.kuid, bytes(self.Rc + self.clientsessionid
+                                             + head + self.username),
+                            h).digest()
+        if expected != bytes(data[8:]) or data[1] != 0:
+            return
+        self.localsid = struct.unpack('<I', self.managedsessionid)[0]
+        self.ipmicallback = self.handle_client_request
+        self._send_rakp4(data[0], 0)
+
+    def _send_rakp4(self, tagvalue, statuscode):
+        payload = bytearray([tagvalue, statuscode, 0, 0]) + \
+            self.clientsessionid
+        hmacdata = bytes(self.Rm + self.managedsessionid + self.uuiddata)
+        payload += hmac.new(self.sik, hmacdata,
+                            self._hash()).digest()[:self.currhashlen]
+        self.send_payload(payload, constants.payload_types['rakp4'],
+                          retry=False)
+        self.confalgo = 'aes'
+        self.integrityalgo = 'sha256' if self.authalgo == 3 else 'sha1'
+        self.sequencenumber = 1
+        self.sessionid = struct.unpack(
+            '<I', struct.pack('4B', *self.clientsessionid))[0]
+
+
+serversession.ServerSession = NegotiatingSession
+
+
+class VirtualBMC(bmc.Bmc):
+    def __init__(self, authdata, port, state_file, delay):
+        super().__init__(authdata, port=port, address='127.0.0.1')
+        self.state_file = state_file
+        self.delay = delay
+        self.state = {'power': 'off', 'bootdev': 'default',
+                      'persistent': False, 'nmi': 0, 'commands': 0}
+        self._save()
+
+    def _save(self):
+        tmp = self.state_file + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump(self.state, f)
+        os.replace(tmp, self.state_file)
+
+    def handle_raw_request(self, request, session):
+        time.sleep(self.delay)
+        self.state['commands'] += 1
+        super().handle_raw_request(request, session)
+
+    def get_power_state(self):
+        return self.state['power']
+
+    def _power(self, value):
+        self.state['power'] = value
+        self._save()
+
+    def power_on(self):
+        self._power('on')
+
+    def power_off(self):
+        self._power('off')
+
+    def power_shutdown(self):
+        self._power('off')
+
+    def power_reset(self):
+        self._power('on')
+
+    def power_cycle(self):
+        self._power('on')
+
+    def pulse_diag(self):
+        self.state['nmi'] += 1
+        self._save()
+
+    def get_system_boot_options(self, request, session):
+        if request['data'][0] != 5:
+            return session.send_ipmi_response(code=0x80)
+        dev = self.state['bootdev']
+        num = bmc.ipmicommand.boot_devices.get(dev, 0)
+        flags = 0b10000000 | (0b01000000 if self.state['persistent']
+                              else 0)
+        session.send_ipmi_response(data=[1, 5, flags, num, 0, 0, 0])
+
+    def set_system_boot_options(self, request, session):
+        data = request['data']
+        if data[0] in (0, 3, 4):
+            return session.send_ipmi_response()
+        if data[0] != 5:
+            return session.send_ipmi_response(code=0x80)
+        num = (data[2] >> 2) & 0b1111
+        dev = bmc.ipmicommand.boot_devices.get(num)
+        if dev is None:
+            return session.send_ipmi_response(code=0xcc)
+        self.state['bootdev'] = dev
+        self.state['persistent'] = bool(data[1] & 0b01000000)
+        self._save()
+        session.send_ipmi_response()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--port', type=int, required=True)
+    p.add_argument('--user', default='admin')
+    p.add_argument('--password', default='password')
+    p.add_argument('--state-file', required=True)
+    p.add_argument('--delay', type=float, default=0.001)
+    args = p.parse_args(argv)
+    server = VirtualBMC({args.user: args.password}, args.port,
+                        args.state_file, args.delay)
+    print('listening on 127.0.0.1:%d' % args.port, flush=True)
+    server.listen(timeout=1)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""A baremetal-server with the ipmi and redfish hardware types enabled,
+tuned so that failing BMCs fail fast in tests, and small HTTP helpers."""
+
+import json
+import time
+import urllib.error
+import urllib.request
+
+import openstack
+
+from tests.functional import processes
+
+VERSION = '1.61'
+
+
+def conf(tmp) -> dict:
+    c = processes.base_conf(
+        tmp,
+        conductor={'check_provision_state_interval': 1,
+                   'async_step_poll_interval': 1,
+                   'sync_power_state_interval': 1,
+                   'power_state_sync_max_retries': 2,
+                   'power_state_change_timeout': 15},
+        ipmi={'command_retry_timeout': 3, 'min_command_interval': 0.02},
+        redfish={'connection_attempts': 1, 'connection_retry_interval': 0,
+                 'connection_timeout': 10, 'power_poll_interval': 0})
+    c['DEFAULT'].update({
+        'enabled_hardware_types': ['fake-hardware', 'ipmi', 'redfish'],
+        'enabled_power_interfaces': ['fake', 'ipmi', 'ipmitool',
+                                     'redfish'],
+        'enabled_management_interfaces': ['fake', 'noop', 'ipmi',
+                                          'ipmitool', 'redfish'],
+        'enabled_bios_interfaces': ['no-bios', 'fake', 'redfish'],
+        'enabled_inspect_interfaces': ['no-inspect', 'fake', 'redfish'],
+    })
+    return c
+
+
+def start(tmp):
+    svc = processes.Service('baremetal-server', tmp, 'server', conf(tmp),
+                            port=processes.free_port())
+    svc.start()
+    return svc
+
+
+def sdk(server):
+    return openstack.connection.Connection(
+        auth_type='none', baremetal_endpoint_override=server.endpoint,
+        baremetal_api_version=VERSION)
+
+
+def http(server, method, path, body=None, version=VERSION):
+    """(status, decoded body) of one request; errors are returned."""
+    req = urllib.request.Request(
+        server.endpoint + path, method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={'X-OpenStack-Ironic-API-Version': version,
+                 'Content-Type': 'application/json'})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            raw = r.read()
+            return r.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        return e.code, json.loads(raw) if raw else None
+
+
+def node(server, ident) -> dict:
+    status, body = http(server, 'GET', '/v1/nodes/%s' % ident)
+    assert status == 200, body
+    return body
+
+
+def wait(server, ident, check, timeout=30, what='condition'):
+    deadline = time.monotonic() + timeout
+    while True:
+        n = node(server, ident)
+        if check(n):
+            return n
+        assert time.monotonic() < deadline, 'no %s: %s' % (what, n)
+        time.sleep(0.1)
+
+
+def wait_provision(server, ident, state, timeout=30):
+    return wait(server, ident,
+                lambda n: n['provision_state'] == state
+                and not n['target_provision_state'],
+                timeout, 'provision state %s' % state)
+
+
+def wait_power(server, ident, timeout=30):
+    """Until no power change is in progress."""
+    return wait(server, ident, lambda n: n['target_power_state'] is None,
+                timeout, 'end of the power change')
+
+
+def create(server, **fields) -> dict:
+    status, body = http(server, 'POST', '/v1/nodes', fields)
+    assert status == 201, body
+    return body

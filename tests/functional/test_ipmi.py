@@ -1,0 +1,193 @@
+"""The ipmi hardware type against a virtual IPMI BMC (pyghmi's BMC server
+classes, its own process, UDP on loopback), driven over the REST API with
+openstacksdk and plain HTTP, checking the BMC's own state."""
+
+import time
+
+import pytest
+
+from tests.bmc import fixtures
+from tests.functional import bmc_server as bs
+
+
+@pytest.fixture(scope='module')
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('ipmi')
+    svc = bs.start(tmp)
+    yield svc
+    assert svc.stop() == 0, svc.log()
+
+
+@pytest.fixture
+def bmc(tmp_path):
+    b = fixtures.IPMIBMC(tmp_path)
+    yield b
+    b.stop()
+
+
+def test_power_boot_device_and_nmi_reach_the_bmc(server, bmc):
+    conn = bs.sdk(server)
+    n = bs.create(server, driver='ipmi', name='ipmi-1',
+                  driver_info=bmc.driver_info())
+    assert n['power_interface'] == 'ipmi'
+    assert n['management_interface'] == 'ipmi'
+    assert n['driver_info']['ipmi_password'] == '******'
+    assert n['driver_info']['ipmi_username'] == 'admin'
+
+    status, v = bs.http(server, 'GET', '/v1/nodes/ipmi-1/validate')
+    assert v['power']['result'] is True, v
+    assert v['management']['result'] is True, v
+
+    conn.baremetal.set_node_provision_state('ipmi-1', 'manage', wait=True,
+                                            timeout=30)
+    assert bs.node(server, 'ipmi-1')['power_state'] == 'power off'
+
+    conn.baremetal.set_node_power_state('ipmi-1', 'power on', wait=True,
+                                        timeout=30)
+    assert bmc.state['power'] == 'on'
+    assert bs.node(server, 'ipmi-1')['power_state'] == 'power on'
+
+    conn.baremetal.set_node_power_state('ipmi-1', 'power off', wait=True,
+                                        timeout=30)
+    assert bmc.state['power'] == 'off'
+
+    conn.baremetal.set_node_power_state('ipmi-1', 'rebooting', wait=True,
+                                        timeout=30)
+    assert bmc.state['power'] == 'on'
+    conn.baremetal.set_node_power_state('ipmi-1', 'soft power off',
+                                        wait=True, timeout=30)
+    assert bmc.state['power'] == 'off'
+    assert bs.node(server, 'ipmi-1')['last_error'] is None
+
+    conn.baremetal.set_node_boot_device('ipmi-1', 'pxe', persistent=True)
+    assert (bmc.state['bootdev'], bmc.state['persistent']) == \
+        ('network', True)
+    status, got = bs.http(server, 'GET',
+                          '/v1/nodes/ipmi-1/management/boot_device')
+    assert got == {'boot_device': 'pxe', 'persistent': True}
+    conn.baremetal.set_node_boot_device('ipmi-1', 'disk')
+    assert (bmc.state['bootdev'], bmc.state['persistent']) == ('hd', False)
+    status, got = bs.http(
+        server, 'GET', '/v1/nodes/ipmi-1/management/boot_device/supported')
+    assert set(got['supported_boot_devices']) >= {'pxe', 'disk', 'cdrom',
+                                                  'bios', 'safe'}
+
+    status, body = bs.http(server, 'PUT',
+                           '/v1/nodes/ipmi-1/management/boot_device',
+                           {'boot_device': 'floppy-disk'})
+    assert status == 400 and 'floppy-disk' in body['error_message'], body
+
+    status, _ = bs.http(server, 'PUT', '/v1/nodes/ipmi-1/management/inject_nmi',
+                        {}, version='1.29')
+    assert status == 204
+    assert bmc.state['nmi'] == 1
+
+
+def test_ipmitool_name_carries_over(server, bmc):
+    """Ironic node records name the interface ``ipmitool``."""
+    conn = bs.sdk(server)
+    n = bs.create(server, driver='ipmi', power_interface='ipmitool',
+                  management_interface='ipmitool',
+                  driver_info=bmc.driver_info())
+    conn.baremetal.set_node_provision_state(n['uuid'], 'manage', wait=True,
+                                            timeout=30)
+    conn.baremetal.set_node_power_state(n['uuid'], 'power on', wait=True,
+                                        timeout=30)
+    assert bmc.state['power'] == 'on'
+
+
+def test_validate_names_what_is_missing_or_malformed(server):
+    n = bs.create(server, driver='ipmi', driver_info={})
+    _, v = bs.http(server, 'GET', '/v1/nodes/%s/validate' % n['uuid'])
+    assert v['power']['result'] is False
+    assert 'ipmi_address' in v['power']['reason']
+
+    status, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'add', 'path': '/driver_info/ipmi_address',
+         'value': '127.0.0.1'},
+        {'op': 'add', 'path': '/driver_info/ipmi_port', 'value': 'sixty'},
+        {'op': 'add', 'path': '/driver_info/ipmi_priv_level',
+         'value': 'ROOT'}])
+    assert status == 200, body
+    _, v = bs.http(server, 'GET', '/v1/nodes/%s/validate' % n['uuid'])
+    assert 'ipmi_port' in v['power']['reason'], v
+
+    # a power request for an invalid node is refused with the reason
+    status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
+                           % n['uuid'], {'target': 'power on'})
+    assert status == 400 and 'ipmi_port' in body['error_message'], body
+    assert bs.node(server, n['uuid'])['power_state'] is None
+
+    # manage fails verification with the same reason; node back in enroll
+    bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+            {'target': 'manage'})
+    got = bs.wait_provision(server, n['uuid'], 'enroll')
+    assert 'ipmi_port' in got['last_error']
+
+
+def test_wrong_password_is_a_clear_error(server, bmc):
+    n = bs.create(server, driver='ipmi',
+                  driver_info=bmc.driver_info(ipmi_password='wrong'))
+    started = time.monotonic()
+    bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+            {'target': 'manage'})
+    got = bs.wait_provision(server, n['uuid'], 'enroll')
+    assert 'password' in got['last_error'].lower(), got['last_error']
+    assert 'wrong' not in got['last_error']
+    assert time.monotonic() - started < 10
+
+    n2 = bs.create(server, driver='ipmi',
+                   driver_info=bmc.driver_info(ipmi_username='nobody'))
+    bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % n2['uuid'],
+            {'target': 'manage'})
+    got = bs.wait_provision(server, n2['uuid'], 'enroll')
+    assert 'unauthorized name' in got['last_error'].lower(), got
+    assert bmc.state['power'] == 'off'
+
+
+def test_dead_bmc_fails_power_and_goes_to_maintenance(server, tmp_path):
+    bmc = fixtures.IPMIBMC(tmp_path, name='dying')
+    conn = bs.sdk(server)
+    n = bs.create(server, driver='ipmi', driver_info=bmc.driver_info())
+    conn.baremetal.set_node_provision_state(n['uuid'], 'manage', wait=True,
+                                            timeout=30)
+    bmc.stop()
+
+    started = time.monotonic()
+    status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
+                        % n['uuid'], {'target': 'power on'})
+    assert status == 202
+    got = bs.wait_power(server, n['uuid'])
+    assert time.monotonic() - started < 20
+    assert 'does not answer' in got['last_error'], got['last_error']
+    assert got['provision_state'] == 'manageable'
+
+    # the power sync fails twice in a row: maintenance, with the reason
+    got = bs.wait(server, n['uuid'], lambda x: x['maintenance'],
+                  timeout=60, what='maintenance')
+    assert got['fault'] == 'power failure'
+    assert 'does not answer' in got['maintenance_reason']
+    assert got['power_state'] is None
+
+
+def test_slow_bmc_keeps_the_api_responsive(server, tmp_path):
+    bmc = fixtures.IPMIBMC(tmp_path, name='slow', delay=0.25)
+    try:
+        conn = bs.sdk(server)
+        n = bs.create(server, driver='ipmi', driver_info=bmc.driver_info())
+        conn.baremetal.set_node_provision_state(n['uuid'], 'manage',
+                                                wait=True, timeout=60)
+        status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
+                            % n['uuid'], {'target': 'power on'})
+        assert status == 202
+        # while the BMC takes its time, the API answers at once
+        t = time.monotonic()
+        assert bs.node(server, n['uuid'])['target_power_state'] in (
+            'power on', None)
+        bs.http(server, 'GET', '/v1/nodes')
+        assert time.monotonic() - t < 0.5
+        got = bs.wait_power(server, n['uuid'], timeout=60)
+        assert got['power_state'] == 'power on', got['last_error']
+        assert bmc.state['power'] == 'on'
+    finally:
+        bmc.stop()
