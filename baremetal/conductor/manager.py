@@ -12,6 +12,7 @@ from baremetal.common import exception
 from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import allocations
+from baremetal.conductor import bios
 from baremetal.conductor import cleaning
 from baremetal.conductor import deployments
 from baremetal.conductor import inspection
@@ -77,6 +78,11 @@ class ConductorManager:
 
     def _verb_clean(self, task, clean_steps=None) -> None:
         requested = steps_mod.check_request_shape(clean_steps, 'clean')
+        try:
+            # unknown steps or bad arguments: 400 now, node untouched
+            steps_mod.resolve_requested(task, 'clean', requested)
+        except exception.StepsNotReady:
+            pass  # an agent reports its steps later; checked then
         task.process_event('clean', callback=cleaning.start,
                            call_args=(requested,),
                            target_state=states.MANAGEABLE, last_error=None)
@@ -275,9 +281,7 @@ class ConductorManager:
 
     def cache_bios_settings(self, context, node_id: str) -> None:
         with self._acquire(node_id, purpose='bios') as task:
-            settings = task.driver.bios.cache_bios_settings(task)
-            if settings is not None:
-                db.replace_bios_settings(task.node.id, settings)
+            bios.cache(task, strict=True)
 
     # ------------------------------------------------------------ drivers
     def get_driver_properties(self, context, driver_name: str) -> dict:

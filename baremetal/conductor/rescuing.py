@@ -4,6 +4,7 @@ run one driver call and finish)."""
 from oslo_log import log
 
 from baremetal.common import states
+from baremetal.conductor import bios
 
 LOG = log.getLogger(__name__)
 
@@ -21,6 +22,7 @@ def _one_call(task, call, what: str, wait_ok: bool = False) -> None:
         task.process_event('wait')
         return
     node.last_error = None
+    bios.cache(task)
     task.process_event('done')
 
 
@@ -56,4 +58,5 @@ def verify(task) -> None:
         task.process_event('fail')
         return
     node.last_error = None
+    bios.cache(task)
     task.process_event('done')

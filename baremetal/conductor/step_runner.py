@@ -13,6 +13,7 @@ from collections.abc import Callable
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.conductor import bios
 
 LOG = log.getLogger(__name__)
 
@@ -88,6 +89,7 @@ def run(task, kind: StepKind, start: int = 0) -> None:
                            kind.wait_state))
             kind.on_fail(task, msg, step)
             return
+        _after_step(task, step)
     clear_plan(task, kind)
     kind.on_done(task)
 
@@ -107,7 +109,14 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
                      % (kind.name.capitalize(), name, node.uuid, error),
                      step)
         return
+    _after_step(task, step)
     task.spawn_after(run, kind, (index or 0) + 1)
+
+
+def _after_step(task, step: dict) -> None:
+    if step.get('interface') == 'bios':
+        # a BIOS step changed the settings: store what the BMC now says
+        bios.cache(task)
 
 
 def current_step(task, kind: StepKind) -> dict:

@@ -9,14 +9,14 @@ INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'inspect',
                    'storage', 'vendor')
 
 _ENABLED_DEFAULTS = {
-    'bios': ['no-bios', 'fake'],
+    'bios': ['no-bios', 'fake', 'redfish'],
     'boot': ['fake'],
     'console': ['no-console', 'fake'],
     'deploy': ['fake'],
-    'inspect': ['no-inspect', 'fake'],
-    'management': ['fake', 'noop'],
+    'inspect': ['no-inspect', 'fake', 'redfish'],
+    'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],
-    'power': ['fake'],
+    'power': ['fake', 'ipmi', 'ipmitool', 'redfish'],
     'raid': ['no-raid', 'fake'],
     'rescue': ['no-rescue', 'fake'],
     'storage': ['noop', 'fake'],
@@ -45,7 +45,8 @@ def _iface_opts():
 
 opts = [
     cfg.ListOpt('enabled_hardware_types',
-                default=['fake-hardware', 'manual-management'],
+                default=['fake-hardware', 'manual-management', 'ipmi',
+                         'redfish'],
                 help='Hardware types this service loads (entry point names '
                      'in baremetal.hardware.types).'),
     cfg.StrOpt('auth_strategy', default='noauth',

@@ -49,8 +49,8 @@ class _Process:
 class IPMIBMC(_Process):
     """tests/bmc/ipmi_server.py in its own process (UDP, loopback)."""
 
-    def __init__(self, tmp, name='bmc', user='admin', password='pw',
-                 delay=0.001):
+    def __init__(self, tmp, name='bmc', user='admin',
+                 password='pw', delay=0.001):  # noqa: S107
         self.port = free_port(socket.SOCK_DGRAM)
         self.user, self.password = user, password
         self.state_file = os.path.join(str(tmp), '%s.json' % name)
@@ -82,7 +82,7 @@ class RedfishBMC(_Process):
     auth from an htpasswd file of low bcrypt cost."""
 
     def __init__(self, tmp, systems: list[dict], user='admin',
-                 password='secret', power_delay=0.0, name='redfish'):
+                 password='secret', power_delay=0.0, name='redfish'):  # noqa: S107
         self.port = free_port()
         self.user, self.password = user, password
         base = os.path.join(str(tmp), name)

@@ -77,8 +77,9 @@ def test_power_boot_device_and_nmi_reach_the_bmc(server, bmc):
                            {'boot_device': 'floppy-disk'})
     assert status == 400 and 'floppy-disk' in body['error_message'], body
 
-    status, _ = bs.http(server, 'PUT', '/v1/nodes/ipmi-1/management/inject_nmi',
-                        {}, version='1.29')
+    status, _ = bs.http(server, 'PUT',
+                        '/v1/nodes/ipmi-1/management/inject_nmi', {},
+                        version='1.29')
     assert status == 204
     assert bmc.state['nmi'] == 1
 

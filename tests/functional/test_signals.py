@@ -26,7 +26,7 @@ def test_sigterm_finishes_running_work_and_releases_locks(tmp_path):
     svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
                             port=processes.free_port()).start()
     uuids = []
-    for i in range(5):
+    for _ in range(5):
         n = _call(svc, 'POST', '/v1/nodes', {
             'driver': 'fake-hardware', 'driver_info': {
                 'fake_step_seconds': 1}})

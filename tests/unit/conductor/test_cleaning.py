@@ -181,15 +181,20 @@ def test_malformed_manual_steps_are_400_node_untouched(api, steps):
       'args': {'firmware_images': [], 'colour': 'red'}},
      ['management.update_firmware', 'colour']),
 ])
-def test_bad_manual_steps_fail_cleaning_before_any_step(api, step, words):
+def test_bad_manual_steps_are_400_before_any_step(api, step, words):
+    """Unknown steps and bad arguments are refused by the request itself
+    (Ironic accepts them and fails cleaning later); the node stays as it
+    was."""
     n = _manageable(api)
-    api.provision(n['uuid'], 'clean', clean_steps=[
-        {'interface': 'bios', 'step': 'factory_reset'}, step])
-    node = api.wait_for(n['uuid'], 'clean failed')
+    before = api.node(n['uuid'])
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % n['uuid'],
+        {'target': 'clean', 'clean_steps': [
+            {'interface': 'bios', 'step': 'factory_reset'}, step]})
+    assert status == 400, body
     for w in words:
-        assert w in node['last_error']
-    # no step ran: factory_reset would have left an empty fake_bios
-    assert 'fake_bios' not in node['driver_internal_info']
+        assert w in body['error_message']
+    assert api.node(n['uuid']) == before
 
 
 def test_manual_clean_needs_1_15_and_manageable(api):

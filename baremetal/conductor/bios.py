@@ -1,0 +1,23 @@
+"""Storing a node's BIOS settings as its driver reads them."""
+
+from oslo_log import log
+
+from baremetal.db import api as db
+
+LOG = log.getLogger(__name__)
+
+
+def cache(task, strict: bool = False) -> None:
+    """Read the settings through the bios interface and replace the
+    stored ones.  ``strict=False``: a failure is logged, not raised (the
+    settings are a view, not the node's state)."""
+    try:
+        settings = task.driver.bios.cache_bios_settings(task)
+    except Exception as e:
+        if strict:
+            raise
+        LOG.warning('Node %s: could not read its BIOS settings: %s',
+                    task.node.uuid, e)
+        return
+    if settings is not None:
+        db.replace_bios_settings(task.node.id, settings)

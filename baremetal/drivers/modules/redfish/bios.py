@@ -1,0 +1,120 @@
+"""``redfish`` BIOS interface: read, apply and reset BIOS settings.
+
+Redfish stages BIOS changes as pending settings that the firmware applies
+while the machine boots.  ``apply_configuration`` and ``factory_reset``
+therefore stage the change, restart the node and return the wait state
+(``clean wait`` / ``deploy wait``); ``poll_step`` finishes the step once
+the BMC reports the new settings as current.  The conductor then stores
+the settings it reads (``GET /v1/nodes/{node}/bios``).
+"""
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.drivers import base
+from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import power
+
+LOG = log.getLogger(__name__)
+
+_PENDING = 'redfish_bios_pending'
+_SETTINGS_ARGS = {'settings': {
+    'description': 'A list of {"name": ..., "value": ...} BIOS settings '
+                   'to apply', 'required': True}}
+
+
+def _wait_state(task) -> str:
+    return (states.CLEANWAIT
+            if task.node.provision_state in (states.CLEANING,
+                                             states.CLEANWAIT)
+            else states.DEPLOYWAIT)
+
+
+class RedfishBIOS(base.BIOSInterface):
+    def get_properties(self):
+        return dict(client.PROPERTIES)
+
+    def validate(self, task):
+        client.parse(task.node, task.conductor.conf)
+
+    def _bios(self, task):
+        system = client.get_system(task.node, task.conductor.conf)
+        with client.call(task.node, task.conductor.conf, 'read BIOS'):
+            return system, system.bios
+
+    def cache_bios_settings(self, task):
+        _, bios = self._bios(task)
+        with client.call(task.node, task.conductor.conf,
+                         'read BIOS attributes'):
+            bios.refresh()
+            attrs = dict(bios.attributes or {})
+        return [{'name': k, 'value': v} for k, v in sorted(attrs.items())]
+
+    @base.clean_step(priority=0, argsinfo=_SETTINGS_ARGS,
+                     requires_ramdisk=False)
+    @base.deploy_step(priority=0, argsinfo=_SETTINGS_ARGS)
+    def apply_configuration(self, task, settings):
+        """Stage the settings, reboot, wait until they are current."""
+        if not isinstance(settings, list) or not settings or not all(
+                isinstance(s, dict) and isinstance(s.get('name'), str)
+                and 'value' in s for s in settings):
+            raise exception.InvalidParameterValue(
+                'settings must be a non-empty list of {"name", "value"} '
+                'objects')
+        wanted = {s['name']: s['value'] for s in settings}
+        system, bios = self._bios(task)
+        with client.call(task.node, task.conductor.conf,
+                         'stage BIOS settings'):
+            unknown = sorted(set(wanted) - set(bios.attributes or {}))
+            if unknown:
+                raise exception.InvalidParameterValue(
+                    'BIOS of node %s has no setting(s) %s'
+                    % (task.node.uuid, ', '.join(unknown)))
+            bios.set_attributes(wanted)
+        return self._reboot_and_wait(task, system, wanted)
+
+    @base.clean_step(priority=0, requires_ramdisk=False)
+    @base.deploy_step(priority=0)
+    def factory_reset(self, task):
+        """Reset the BIOS to its defaults (applied at the reboot)."""
+        system, bios = self._bios(task)
+        with client.call(task.node, task.conductor.conf, 'reset BIOS'):
+            bios.reset_bios()
+        return self._reboot_and_wait(task, system, None)
+
+    def _reboot_and_wait(self, task, system, wanted):
+        task.node.driver_internal_info[_PENDING] = {
+            'settings': wanted,
+            'was': power._state(system)}
+        power.restart(task, system)
+        task.node.power_state = states.POWER_ON
+        return _wait_state(task)
+
+    polls_steps = True
+
+    def poll_step(self, task, step):
+        pending = task.node.driver_internal_info.get(_PENDING)
+        if pending is None:
+            return True
+        _, bios = self._bios(task)
+        with client.call(task.node, task.conductor.conf,
+                         'read BIOS attributes'):
+            bios.refresh()
+            current = dict(bios.attributes or {})
+        wanted = pending.get('settings')
+        if wanted is not None:
+            differ = {k: current.get(k) for k, v in wanted.items()
+                      if current.get(k) != v}
+            if differ:
+                LOG.debug('Node %s: BIOS settings not applied yet: %s',
+                          task.node.uuid, differ)
+                return False
+        else:
+            with client.call(task.node, task.conductor.conf,
+                             'read pending BIOS settings'):
+                if bios.pending_attributes and \
+                        bios.pending_attributes != current:
+                    return False
+        task.node.driver_internal_info.pop(_PENDING, None)
+        return True

@@ -1,0 +1,185 @@
+"""Talking to a Redfish BMC with sushy.
+
+One ``sushy.Sushy`` connection per (address, credentials, verify, auth
+type) is kept and reused (sessions included), in a small LRU of
+``[redfish] connection_cache_size``.  Every sushy error becomes a
+``RedfishError``/``RedfishConnectionError`` whose message says what was
+asked of which BMC, so it reads well in ``last_error``.
+"""
+
+import collections
+import contextlib
+import dataclasses
+import threading
+import time
+import urllib.parse
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.drivers.modules import driver_info
+
+LOG = log.getLogger(__name__)
+
+AUTH_TYPES = ('basic', 'session', 'auto')
+
+PROPERTIES = {
+    'redfish_address': 'URL of the Redfish service (https:// is assumed '
+                       'without a scheme). Required.',
+    'redfish_system_id': 'Identity of the ComputerSystem, e.g. '
+                         '/redfish/v1/Systems/1. Optional when the '
+                         'service manages exactly one system.',
+    'redfish_username': 'User name. Optional.',
+    'redfish_password': 'Password. Optional; never shown by the API.',
+    'redfish_verify_ca': 'true, false or the path of a CA bundle. '
+                         'Optional, default true.',
+    'redfish_auth_type': 'basic, session or auto. Optional, default '
+                         '[redfish]auth_type.',
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Info:
+    address: str
+    system_id: str | None
+    username: str | None
+    password: str | None
+    verify: bool | str
+    auth_type: str
+
+    @property
+    def key(self):
+        return (self.address, self.username, self.password, self.verify,
+                self.auth_type)
+
+
+def parse(node, conf) -> Info:
+    driver_info.required(node, {'redfish_address': ''})
+    address = driver_info.string(node, 'redfish_address').strip()
+    if '://' not in address:
+        address = 'https://' + address
+    try:
+        parsed = urllib.parse.urlsplit(address)
+        parsed.port  # noqa: B018  (raises for a malformed port)
+        ok = parsed.scheme in ('http', 'https') and bool(parsed.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise exception.InvalidParameterValue(
+            'Invalid redfish_address %r in node %s driver_info: it must be '
+            'an http(s) URL with a host and an optional port'
+            % (address, node.uuid))
+    system_id = driver_info.string(node, 'redfish_system_id')
+    if system_id and not system_id.startswith('/'):
+        system_id = '/redfish/v1/Systems/' + system_id
+    return Info(
+        address=address.rstrip('/'), system_id=system_id,
+        username=driver_info.string(node, 'redfish_username'),
+        password=driver_info.string(node, 'redfish_password'),
+        verify=driver_info.bool_or_path(node, 'redfish_verify_ca', True),
+        auth_type=driver_info.choice(node, 'redfish_auth_type', AUTH_TYPES,
+                                     conf.redfish.auth_type))
+
+
+_CACHE: collections.OrderedDict = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def _connect(info: Info, conf):
+    import sushy
+    from sushy import auth
+    cls = {'basic': auth.BasicAuth, 'session': auth.SessionAuth,
+           'auto': auth.SessionOrBasicAuth}[info.auth_type]
+    r = conf.redfish
+    return sushy.Sushy(
+        info.address, verify=info.verify,
+        auth=cls(username=info.username, password=info.password),
+        server_side_retries=r.connection_attempts - 1,
+        server_side_retries_delay=r.connection_retry_interval,
+        read_timeout=r.connection_timeout,
+        connect_timeout=min(r.connection_timeout, 10))
+
+
+def _connection(node, info: Info, conf):
+    size = conf.redfish.connection_cache_size
+    with _CACHE_LOCK:
+        conn = _CACHE.get(info.key)
+        if conn is not None:
+            _CACHE.move_to_end(info.key)
+            return conn
+    attempts = conf.redfish.connection_attempts
+    for attempt in range(1, attempts + 1):
+        try:
+            with errors(node, info, 'connect'):
+                conn = _connect(info, conf)
+            break
+        except exception.RedfishConnectionError:
+            if attempt >= attempts:
+                raise
+            time.sleep(conf.redfish.connection_retry_interval)
+    if size:
+        with _CACHE_LOCK:
+            _CACHE[info.key] = conn
+            while len(_CACHE) > size:
+                _CACHE.popitem(last=False)
+    return conn
+
+
+def forget(info: Info) -> None:
+    with _CACHE_LOCK:
+        _CACHE.pop(info.key, None)
+
+
+@contextlib.contextmanager
+def errors(node, info: Info, what: str):
+    """sushy exceptions -> ours, naming the BMC and the request."""
+    import sushy.exceptions as sx
+    try:
+        yield
+    except sx.AccessError as e:
+        forget(info)
+        raise exception.RedfishError(
+            error='%s: the BMC at %s refused the credentials in '
+                  'driver_info (HTTP %s)'
+                  % (what, info.address, getattr(e, 'status_code', 401))
+        ) from None
+    except sx.ConnectionError as e:
+        forget(info)
+        raise exception.RedfishConnectionError(
+            node=node.uuid, error='%s: cannot reach %s: %s'
+            % (what, info.address, _short(e))) from None
+    except sx.SushyError as e:
+        raise exception.RedfishError(
+            error='%s on %s: %s' % (what, info.address, _short(e))
+        ) from None
+
+
+def _short(e: Exception) -> str:
+    text = str(e)
+    return text if len(text) < 300 else text[:297] + '...'
+
+
+def get_system(node, conf):
+    """The sushy System of this node (one GET when the connection is
+    cached)."""
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'get system'):
+        if info.system_id:
+            return conn.get_system(info.system_id)
+        members = conn.get_system_collection().members_identities
+        if len(members) != 1:
+            raise exception.InvalidParameterValue(
+                'The Redfish service at %s manages %d systems; set '
+                'redfish_system_id in node %s driver_info to one of: %s'
+                % (info.address, len(members), node.uuid,
+                   ', '.join(sorted(members))))
+        return conn.get_system(members[0])
+
+
+@contextlib.contextmanager
+def call(node, conf, what: str):
+    """For requests after get_system: map their errors."""
+    info = parse(node, conf)
+    with errors(node, info, what):
+        yield

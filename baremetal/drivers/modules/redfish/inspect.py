@@ -1,0 +1,75 @@
+"""``redfish`` inspect interface: CPU, memory, disks and NICs from the
+BMC into ``node.properties`` and ports."""
+
+from oslo_log import log
+
+from baremetal.common import states
+from baremetal.drivers import base
+from baremetal.drivers.modules.redfish import client
+
+LOG = log.getLogger(__name__)
+
+_ARCH = {'x86': 'x86_64', 'IA-64': 'ia64', 'ARM': 'aarch64',
+         'MIPS': 'mips64', 'OEM': None}
+
+
+def _value(x):
+    return getattr(x, 'value', x)
+
+
+class RedfishInspect(base.InspectInterface):
+    def get_properties(self):
+        return dict(client.PROPERTIES)
+
+    def validate(self, task):
+        client.parse(task.node, task.conductor.conf)
+
+    def inspect_hardware(self, task):
+        node = task.node
+        conf = task.conductor.conf
+        system = client.get_system(node, conf)
+        found = {}
+        with client.call(node, conf, 'read processors'):
+            summary = system.processors.summary
+            if summary.count:
+                found['cpus'] = summary.count
+            arch = _ARCH.get(_value(summary.architecture))
+            if arch:
+                found['cpu_arch'] = arch
+        with client.call(node, conf, 'read memory'):
+            size = system.memory_summary and system.memory_summary.size_gib
+            if size:
+                found['memory_mb'] = int(size * 1024)
+        disks = self._disk_sizes(node, conf, system)
+        if disks:
+            # the root device candidate: the smallest disk of 4 GiB or
+            # more, less 1 GiB for partitioning, as Ironic computes it
+            usable = [s for s in disks if s >= 4 << 30]
+            if usable:
+                found['local_gb'] = (min(usable) >> 30) - 1
+        with client.call(node, conf, 'read network interfaces'):
+            macs = sorted(system.ethernet_interfaces.summary)
+        props = node.properties
+        props.update(found)
+        node.properties = props
+        for mac in macs:
+            task.create_port(mac)
+        LOG.info('Node %s: inspection found %s and NICs %s', node.uuid,
+                 found, macs)
+        return states.MANAGEABLE
+
+    @staticmethod
+    def _disk_sizes(node, conf, system) -> list[int]:
+        import sushy.exceptions as sx
+        for what in ('simple_storage', 'storage'):
+            try:
+                coll = getattr(system, what)
+                sizes = (coll.disks_sizes_bytes if what == 'simple_storage'
+                         else coll.volumes_sizes_bytes)
+                if sizes:
+                    return sorted(sizes)
+            except (sx.SushyError, AttributeError) as e:
+                # many BMCs (and the emulator) lack one of the two
+                LOG.debug('Node %s: no disks from %s: %s', node.uuid,
+                          what, e)
+        return []

@@ -1,0 +1,101 @@
+"""``redfish`` power interface."""
+
+import time
+
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.drivers import base
+from baremetal.drivers.modules.redfish import client
+
+
+def _state(system) -> str:
+    value = getattr(system.power_state, 'value', system.power_state)
+    return {'On': states.POWER_ON, 'Off': states.POWER_OFF,
+            'PoweringOn': states.POWER_ON,
+            'PoweringOff': states.POWER_OFF}.get(value, states.ERROR)
+
+
+def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
+    """Re-read the system until it reports ``wanted`` (on/off)."""
+    conf = task.conductor.conf
+    deadline = time.monotonic() + timeout
+    while True:
+        with client.call(task.node, conf, 'read power state'):
+            system.refresh()
+            value = getattr(system.power_state, 'value',
+                            system.power_state)
+        if {'On': states.POWER_ON,
+                'Off': states.POWER_OFF}.get(value) == wanted:
+            return
+        if time.monotonic() >= deadline:
+            raise exception.PowerStateFailure(
+                'Node %s did not reach power state "%s" within %d seconds '
+                'of %s (the BMC reports "%s")'
+                % (task.node.uuid, wanted, timeout, what, value))
+        time.sleep(conf.redfish.power_poll_interval)
+
+
+def reset(task, system, reset_type: str, what: str) -> None:
+    import sushy
+    with client.call(task.node, task.conductor.conf, what):
+        system.reset_system(sushy.ResetType(reset_type))
+
+
+def restart(task, system) -> None:
+    """Reboot hard (or power on when off) and wait until it is on."""
+    conf = task.conductor.conf.conductor
+    if _state(system) == states.POWER_ON:
+        reset(task, system, 'ForceRestart', 'reboot')
+    else:
+        reset(task, system, 'On', 'power on')
+    wait_for(task, system, states.POWER_ON,
+             conf.power_state_change_timeout, 'reboot')
+
+
+class RedfishPower(base.PowerInterface):
+    def get_properties(self):
+        return dict(client.PROPERTIES)
+
+    def validate(self, task):
+        client.parse(task.node, task.conductor.conf)
+
+    def get_power_state(self, task):
+        return _state(client.get_system(task.node, task.conductor.conf))
+
+    def get_supported_power_states(self, task):
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
+                states.SOFT_REBOOT, states.SOFT_POWER_OFF]
+
+    def set_power_state(self, task, power_state, timeout=None):
+        conf = task.conductor.conf.conductor
+        system = client.get_system(task.node, task.conductor.conf)
+        current = _state(system)
+        if power_state == states.POWER_ON:
+            if current != states.POWER_ON:
+                reset(task, system, 'On', 'power on')
+            wait_for(task, system, states.POWER_ON,
+                     timeout or conf.power_state_change_timeout,
+                     'power on')
+        elif power_state in (states.POWER_OFF, states.SOFT_POWER_OFF):
+            soft = power_state == states.SOFT_POWER_OFF
+            if current != states.POWER_OFF:
+                reset(task, system,
+                      'GracefulShutdown' if soft else 'ForceOff',
+                      'soft power off' if soft else 'power off')
+            wait_for(task, system, states.POWER_OFF,
+                     timeout or (conf.soft_power_off_timeout if soft
+                                 else conf.power_state_change_timeout),
+                     power_state)
+        elif power_state == states.SOFT_REBOOT:
+            if current == states.POWER_ON:
+                reset(task, system, 'GracefulRestart', 'soft reboot')
+            else:
+                reset(task, system, 'On', 'power on')
+            wait_for(task, system, states.POWER_ON,
+                     timeout or conf.soft_power_off_timeout, 'soft reboot')
+        else:
+            raise exception.InvalidParameterValue(
+                'redfish power cannot go to "%s"' % power_state)
+
+    def reboot(self, task, timeout=None):
+        restart(task, client.get_system(task.node, task.conductor.conf))
