@@ -180,3 +180,87 @@ def test_bad_credentials_and_dead_bmc(server, bmc):
     _, v = bs.http(server, 'GET', '/v1/nodes/%s/validate' % dead)
     assert v['power']['result'] is False
     assert 'redfish_address' in v['power']['reason']
+
+
+def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
+    """A deploy template (traits) runs bios.apply_configuration during
+    deployment; the node waits in deploy wait until the BMC applied it."""
+    system = SYSTEMS[0]
+    conn = bs.sdk(server)
+    status, body = bs.http(server, 'POST', '/v1/deploy_templates', {
+        'name': 'CUSTOM_NO_TURBO', 'steps': [
+            {'interface': 'bios', 'step': 'apply_configuration',
+             'priority': 90, 'args': {'settings': [
+                 {'name': 'ProcTurboMode', 'value': 'Disabled'},
+                 {'name': 'NicBoot1', 'value': 'Disabled'}]}}]})
+    assert status == 201, body
+    node = _enroll(server, bmc, system)
+    bs.http(server, 'PUT', '/v1/nodes/%s/traits' % node,
+            {'traits': ['CUSTOM_NO_TURBO']})
+    conn.baremetal.set_node_provision_state(node, 'manage', wait=True,
+                                            timeout=30)
+    conn.baremetal.set_node_provision_state(node, 'provide', wait=True,
+                                            timeout=30)
+    seen = set()
+    bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+            {'target': 'active'})
+    got = bs.wait(server, node, lambda n: seen.add(n['provision_state'])
+                  or n['provision_state'] in ('active', 'deploy failed'),
+                  timeout=60, what='end of deployment')
+    assert got['provision_state'] == 'active', got['last_error']
+    assert 'wait call-back' in seen, seen
+    attrs = bmc.get('/redfish/v1/Systems/%s/BIOS' % system['uuid'])[
+        'Attributes']
+    assert (attrs['ProcTurboMode'], attrs['NicBoot1']) == \
+        ('Disabled', 'Disabled')
+    _, bios = bs.http(server, 'GET', '/v1/nodes/%s/bios' % node)
+    assert {s['name']: s['value'] for s in bios['bios']}['NicBoot1'] == \
+        'Disabled'
+
+
+def test_boot_mode_requested_by_the_node_goes_with_the_boot_device(
+        server, bmc):
+    system = SYSTEMS[3]
+    conn = bs.sdk(server)
+    n = bs.create(server, driver='redfish',
+                  driver_info=bmc.driver_info(system['uuid']),
+                  properties={'capabilities': 'boot_mode:bios'})
+    conn.baremetal.set_node_provision_state(n['uuid'], 'manage', wait=True,
+                                            timeout=30)
+    conn.baremetal.set_node_boot_device(n['uuid'], 'pxe')
+    boot = bmc.system(system['uuid'])['Boot']
+    assert (boot['BootSourceOverrideTarget'],
+            boot['BootSourceOverrideMode']) == ('Pxe', 'Legacy')
+
+    bs.http(server, 'PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'replace', 'path': '/properties/capabilities',
+         'value': 'boot_mode:uefi'}])
+    conn.baremetal.set_node_boot_device(n['uuid'], 'disk')
+    boot = bmc.system(system['uuid'])['Boot']
+    assert (boot['BootSourceOverrideTarget'],
+            boot['BootSourceOverrideMode']) == ('Hdd', 'UEFI')
+
+
+def test_slow_bmc_power_change_is_waited_for(server, tmp_path):
+    """The BMC accepts a power change but the server follows 2 s later:
+    the node shows the target meanwhile, the API stays responsive, and
+    the change completes."""
+    system = dict(SYSTEMS[0], uuid=str(uuid.uuid4()))
+    slow = fixtures.RedfishBMC(tmp_path, [system], power_delay=2.0,
+                               name='slow')
+    try:
+        node = _enroll(server, slow, system)
+        bs.sdk(server).baremetal.set_node_provision_state(
+            node, 'manage', wait=True, timeout=30)
+        bs.http(server, 'PUT', '/v1/nodes/%s/states/power' % node,
+                {'target': 'power on'})
+        t = time.monotonic()
+        assert bs.node(server, node)['target_power_state'] == 'power on'
+        bs.http(server, 'GET', '/v1/nodes/detail')
+        assert time.monotonic() - t < 1
+        got = bs.wait_power(server, node, timeout=30)
+        assert got['power_state'] == 'power on', got['last_error']
+        assert time.monotonic() - t >= 1.5
+        assert slow.system(system['uuid'])['PowerState'] == 'On'
+    finally:
+        slow.stop()

@@ -15,6 +15,23 @@ def _value(x):
     return getattr(x, 'value', x)
 
 
+def requested_boot_mode(node) -> str | None:
+    """The boot mode the node asks for: ``instance_info['boot_mode']``,
+    else ``boot_mode:<mode>`` in ``properties['capabilities']`` (Ironic's
+    places for it); None when it asks for none."""
+    mode = (node.instance_info or {}).get('boot_mode')
+    if not mode:
+        caps = (node.properties or {}).get('capabilities') or ''
+        if isinstance(caps, dict):
+            mode = caps.get('boot_mode')
+        else:
+            for item in str(caps).split(','):
+                key, _, value = item.partition(':')
+                if key.strip() == 'boot_mode':
+                    mode = value.strip()
+    return mode or None
+
+
 class RedfishManagement(base.ManagementInterface):
     def get_properties(self):
         return dict(client.PROPERTIES)
@@ -40,14 +57,22 @@ class RedfishManagement(base.ManagementInterface):
             raise exception.InvalidParameterValue(
                 'Invalid boot device %s specified; supported: %s'
                 % (device, ', '.join(_TO_REDFISH)))
+        mode = requested_boot_mode(task.node)
+        if mode is not None and mode not in BOOT_MODES:
+            raise exception.InvalidParameterValue(
+                'Node %s asks for boot mode %r; supported: %s'
+                % (task.node.uuid, mode, ', '.join(BOOT_MODES)))
         system = self._system(task)
         enabled = (sushy.BootSourceOverrideEnabled.CONTINUOUS if persistent
                    else sushy.BootSourceOverrideEnabled.ONCE)
         with client.call(task.node, task.conductor.conf,
                          'set boot device %s' % device):
+            # the boot mode the node asks for travels with the device
             system.set_system_boot_options(
                 target=sushy.BootSource(_TO_REDFISH[device]),
-                enabled=enabled)
+                enabled=enabled,
+                mode=(sushy.BootSourceOverrideMode(BOOT_MODES[mode])
+                      if mode else None))
 
     def get_boot_device(self, task):
         system = self._system(task)
