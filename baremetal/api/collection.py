@@ -92,13 +92,16 @@ def fields(req, valid: set[str], field_versions: dict
     return wanted
 
 
-def detail_flag(req) -> bool:
+def detail_flag(req, since: int = versions.DETAIL_QUERY) -> bool:
+    """``?detail=``; ``since``: the minor version that introduced it for
+    this resource (1.43 for most; volume resources had it from 1.32)."""
     raw = req.params.get('detail')
     if raw is None:
         return False
-    if not req.allows(versions.DETAIL_QUERY):
+    if not req.allows(since):
         raise exception.NotAcceptable(
-            reason='the detail parameter needs API version 1.43 or later')
+            reason='the detail parameter needs API version 1.%d or later'
+            % since)
     return bool(parse_bool('detail', raw))
 
 

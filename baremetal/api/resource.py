@@ -13,6 +13,7 @@ from typing import Any
 from baremetal.api import collection
 from baremetal.api import patching
 from baremetal.api import policy
+from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
 from baremetal.db import api as db
@@ -37,6 +38,7 @@ class Resource:
     sub_links: tuple[str, ...] = ()
     marker_key: str = 'uuid'
     collection_key: str | None = None   # JSON key of a list (default name)
+    detail_since: int = versions.DETAIL_QUERY   # when ?detail= appeared
 
     def visible(self, version: int) -> list[str]:
         return [f for f in self.fields
@@ -71,7 +73,7 @@ class Resource:
              path: str | None = None) -> dict:
         policy.authorize(req, 'baremetal:%s:get' % self.singular)
         if detail is None:
-            detail = collection.detail_flag(req)
+            detail = collection.detail_flag(req, self.detail_since)
         visible = self.visible(req.version)
         fields = collection.fields(req, set(visible), self.field_versions)
         if detail and fields is not None:

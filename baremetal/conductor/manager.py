@@ -309,5 +309,7 @@ class ConductorManager:
         return iface.get_logical_disk_properties()
 
     # -------------------------------------------------------- allocations
-    def create_allocation(self, context, allocation_uuid: str) -> dict:
-        return allocations.allocate(allocation_uuid)
+    def create_allocation(self, context, allocation_uuid: str) -> None:
+        """Pick a node for the allocation in a worker: the API answers
+        at once with state ``allocating``, as Ironic does."""
+        self.conductor.workers.submit(allocations.allocate, allocation_uuid)

@@ -1,6 +1,8 @@
 """Portgroups, volume connectors/targets, allocations, deploy templates
 and events: CRUD, version gates and bad input."""
 
+import time
+
 import pytest
 
 from tests import harness
@@ -66,6 +68,13 @@ def test_volume_connectors_and_targets(api):
     assert [x['uuid'] for x in body['targets']] == [t['uuid']]
     status, body, _ = api.request('GET', '/v1/volume')
     assert 'connectors' in body and 'targets' in body
+    # ?detail= came with the volume endpoints (1.32), not with 1.43
+    status, body, _ = api.request('GET', '/v1/volume/targets?node=%s'
+                                  '&detail=True' % n['uuid'], version='1.32')
+    assert status == 200 and body['targets'][0]['extra'] == {}, body
+    status, body, _ = api.request('GET', '/v1/volume/connectors?detail=1',
+                                  version='1.32')
+    assert status == 200 and 'extra' in body['connectors'][0], body
     status, _, _ = api.request('GET', '/v1/volume', version='1.31')
     assert status == 404
     status, body, _ = api.request('POST', '/v1/volume/connectors', {
@@ -79,6 +88,16 @@ def test_volume_connectors_and_targets(api):
                        % c['uuid'])[0] == 204
 
 
+def _wait_allocation(api, ident, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body, _ = api.request('GET', '/v1/allocations/%s' % ident)
+        if body['state'] != 'allocating':
+            return body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.01)
+
+
 def test_allocation_picks_a_matching_node(api):
     a = api.make_available(resource_class='gold')
     b = api.make_available(resource_class='gold')
@@ -88,6 +107,8 @@ def test_allocation_picks_a_matching_node(api):
         'resource_class': 'gold', 'traits': ['CUSTOM_GPU'],
         'name': 'job-1'})
     assert status == 201, alloc
+    assert alloc['state'] == 'allocating'  # a conductor worker picks
+    alloc = _wait_allocation(api, alloc['uuid'])
     assert alloc['state'] == 'active' and alloc['node_uuid'] == b['uuid']
     node = api.node(b['uuid'])
     assert node['allocation_uuid'] == alloc['uuid']
@@ -98,6 +119,7 @@ def test_allocation_picks_a_matching_node(api):
     # no second GPU node: error with a reason
     status, again, _ = api.request('POST', '/v1/allocations', {
         'resource_class': 'gold', 'traits': ['CUSTOM_GPU']})
+    again = _wait_allocation(api, again['uuid'])
     assert again['state'] == 'error' and 'CUSTOM_GPU' in again['last_error']
     status, _, _ = api.request('DELETE', '/v1/allocations/job-1')
     assert status == 204

@@ -142,11 +142,18 @@ def create_allocation(req):
         except Exception:
             db.delete(A, row['id'])
             raise
+        row = db.get(A, row['id'], exception.AllocationNotFound,
+                     allocation=row['uuid'])
     else:
-        state.RPC.any_call(req.context, 'create_allocation',
-                           allocation_uuid=row['uuid'])
-    row = db.get(A, row['id'], exception.AllocationNotFound,
-                 allocation=row['uuid'])
+        try:
+            state.RPC.any_call(req.context, 'create_allocation',
+                               allocation_uuid=row['uuid'])
+        except Exception:
+            # no conductor took it (503): leave nothing half-made behind
+            db.delete(A, row['id'])
+            raise
+        # answered as created, state "allocating" (as Ironic does), even
+        # when the worker was quicker than this response
     return RES.created(req, row)
 
 

@@ -34,6 +34,7 @@ CONNECTORS = resource.Resource(
     list_fields=('uuid', 'type', 'connector_id', 'node_uuid'),
     field_versions={}, not_found=exception.VolumeConnectorNotFound,
     not_found_key='connector', derive=_derive, collection_key='connectors',
+    detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
                          'created_at', 'updated_at')))
 TARGETS = resource.Resource(
@@ -44,6 +45,7 @@ TARGETS = resource.Resource(
                  'node_uuid'),
     field_versions={}, not_found=exception.VolumeTargetNotFound,
     not_found_key='target', derive=_derive, collection_key='targets',
+    detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
                          'volume_id', 'created_at', 'updated_at')))
 
