@@ -79,3 +79,20 @@ def driver_vendor_methods(req, name):
     policy.authorize(req, 'baremetal:driver:vendor_passthru')
     _known(name)
     return {}
+
+
+def _driver_passthru(req, name, method=None):
+    """No in-tree hardware type has driver-level vendor methods."""
+    policy.authorize(req, 'baremetal:driver:vendor_passthru')
+    _known(name)
+    method = method or req.params.get('method')
+    if not method:
+        raise exception.MissingParameterValue(err='Method not specified')
+    raise exception.InvalidParameterValue(
+        err='No handler for method %s' % method)
+
+
+for _m in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):
+    route(_m, '/v1/drivers/{name}/vendor_passthru')(_driver_passthru)
+    route(_m, '/v1/drivers/{name}/vendor_passthru/{method}')(
+        _driver_passthru)

@@ -253,9 +253,11 @@ def vendor_methods(req, node):
                                'get_vendor_passthru_methods')
 
 
-def _passthru(req, node):
+def _passthru(req, node, method=None):
+    """``vendor_passthru?method=M`` or ``vendor_passthru/M`` (both are
+    Ironic's: python-ironicclient uses the second)."""
     policy.authorize(req, 'baremetal:node:vendor_passthru')
-    method = req.params.get('method')
+    method = method or req.params.get('method')
     if not method:
         raise exception.MissingParameterValue(
             err='Method not specified')
@@ -268,6 +270,7 @@ def _passthru(req, node):
 
 for _m in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):
     route(_m, '/v1/nodes/{node}/vendor_passthru')(_passthru)
+    route(_m, '/v1/nodes/{node}/vendor_passthru/{method}')(_passthru)
 
 
 # ------------------------------------------------------------ clean steps
