@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> None:
     common.setup_database(auto_upgrade=False)
     rpc = rpcapi.ConductorAPI(conf)
     app = api_app.setup_app(conf, rpc)
-    server = wsgi.make_server(app, conf)
+    server = wsgi.make_server(app, conf, default_threads=64)
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)
     thread.start()

@@ -17,7 +17,23 @@ CONF = baremetal_conf.CONF
 LOG = log.getLogger(__name__)
 
 
+def _fewer_malloc_arenas() -> None:
+    """glibc gives each thread its own malloc arena, which keeps freed
+    memory; with a hundred worker threads that grows the RSS by tens of
+    MiB for nothing.  Two arenas (as MALLOC_ARENA_MAX=2) cost no
+    measurable throughput here.  Must run before the threads start."""
+    if 'MALLOC_ARENA_MAX' in os.environ or not sys.platform.startswith(
+            'linux'):
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass  # not glibc
+
+
 def parse_args(argv: list[str] | None, prog: str) -> None:
+    _fewer_malloc_arenas()
     warnings.filterwarnings('ignore', module='futurist')
     log.register_options(CONF)
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [

@@ -25,10 +25,11 @@ class _Channel(waitress.channel.HTTPChannel):
     task_class = _KeepAliveTask
 
 
-def make_server(app, conf):
+def make_server(app, conf, default_threads: int):
     api = conf.api
     server = waitress.server.create_server(
-        app, host=api.host_ip, port=api.port, threads=api.api_workers,
+        app, host=api.host_ip, port=api.port,
+        threads=api.api_workers or default_threads,
         connection_limit=api.connection_limit, backlog=2048,
         channel_timeout=300, cleanup_interval=30, ident='baremetal',
         clear_untrusted_proxy_headers=True, asyncore_use_poll=True,

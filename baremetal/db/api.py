@@ -356,6 +356,36 @@ _TRAITS_OF_ONE = sa.select(TRAITS.c.trait).where(
     TRAITS.c.node_id == sa.bindparam('node_id')).order_by(TRAITS.c.trait)
 
 
+_NODE_TRAITS_STMTS: dict = {}
+
+
+def get_node_with_traits(ident: Any, columns: Iterable[str] | None = None
+                         ) -> tuple[dict, list[str]]:
+    """A node and its traits in one statement (the single-node GET):
+    the node LEFT JOINed to its traits, one row per trait."""
+    found = _ident_column(NODES, ident)
+    rows = []
+    if found is not None:
+        by, value = found
+        key = (by, tuple(columns) if columns else None)
+        stmt = _NODE_TRAITS_STMTS.get(key)
+        if stmt is None:
+            stmt = (sa.select(*_cols(NODES, key[1]),
+                              TRAITS.c.trait.label('_trait'))
+                    .select_from(NODES.outerjoin(
+                        TRAITS, TRAITS.c.node_id == NODES.c.id))
+                    .where(NODES.c[by] == sa.bindparam('ident'))
+                    .order_by(TRAITS.c.trait))
+            _NODE_TRAITS_STMTS[key] = stmt
+        with reader() as conn:
+            rows = conn.execute(stmt, {'ident': value}).mappings().all()
+    if not rows:
+        raise exception.NodeNotFound(node=ident)
+    row = dict(rows[0])
+    row.pop('_trait')
+    return row, [r['_trait'] for r in rows if r['_trait'] is not None]
+
+
 def traits_for_nodes(node_ids: list[int]) -> dict[int, list[str]]:
     """Traits of many nodes in one query."""
     out: dict[int, list[str]] = {}

@@ -68,3 +68,21 @@ def test_nova_list_loads_only_requested_columns(api):
                    'extra', 'clean_step'):
         assert column not in select_list
     assert body['nodes'][0]['traits']
+
+
+def test_get_one_node_is_one_statement_with_its_traits(api):
+    """Clients poll single nodes: node and traits come in one statement,
+    by UUID and by name, with and without traits."""
+    _nodes(api, 2)
+    bare = api.create_node(name='bare')
+    for ident, traits in (('n001', ['CUSTOM_1', 'CUSTOM_A']),
+                          (bare['uuid'], [])):
+        with counting() as stmts:
+            status, body, _ = api.request('GET', '/v1/nodes/%s' % ident)
+        assert status == 200
+        assert body['traits'] == traits
+        assert len(stmts) == 1, stmts
+    status, body, _ = api.request('GET', '/v1/nodes/nope')
+    assert status == 404 and 'nope' in body['error_message']
+    status, body, _ = api.request('GET', '/v1/nodes/n001', version='1.4')
+    assert status == 404  # names identify nodes from 1.5

@@ -79,11 +79,15 @@ def mask_secrets(info: dict | None, configdrive: bool = False) -> dict:
 class Lookups:
     """Batched look-ups for a page of nodes (one query each)."""
 
-    def __init__(self, rows: list[dict], fields: Iterable[str]) -> None:
+    def __init__(self, rows: list[dict], fields: Iterable[str],
+                 traits: dict[int, list[str]] | None = None) -> None:
         fields = set(fields)
         ids = [r['id'] for r in rows]
-        self.traits = (db.traits_for_nodes(ids) if 'traits' in fields
-                       else {})
+        if traits is not None:
+            self.traits = traits  # read with the rows already
+        else:
+            self.traits = (db.traits_for_nodes(ids) if 'traits' in fields
+                           else {})
         self.chassis: dict[int, str] = {}
         if 'chassis_uuid' in fields:
             cids = {r['chassis_id'] for r in rows if r.get('chassis_id')}
