@@ -1,58 +1,21 @@
 """python-ironicclient's ``baremetal`` CLI over every resource and node
-sub-command within API 1.61, against a real baremetal-server.
+sub-command within API 1.61, against a real baremetal-server (the CLI
+runs in this process: see tests/functional/cli.py)."""
 
-The CLI runs in this process (``ironicclient.shell.main``, the code behind
-the ``baremetal`` command) so that a hundred commands take seconds; the
-server is a separate process as usual.  test_embedded_lifecycle.py runs
-the ``baremetal`` executable itself."""
-
-import contextlib
-import io
 import json
-import os
 
 import pytest
 
-from ironicclient import shell
+from tests.functional import cli
 
 
 @pytest.fixture(scope='module')
 def bm(server):
-    env = {'OS_ENDPOINT': server.endpoint, 'OS_AUTH_TYPE': 'none',
-           'OS_BAREMETAL_API_VERSION': '1.61'}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-
-    def run(*args, ok=True):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = shell.main(['--max-retries', '0', *args])
-            except SystemExit as e:  # argparse errors
-                rc = e.code
-        if ok:
-            assert rc == 0, (args, err.getvalue())
-            text = out.getvalue()
-            return json.loads(text) if '-f' in args and text else text
-        assert rc != 0, (args, out.getvalue())
-        return err.getvalue()
-    yield run
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    return cli.CLI(server.endpoint)
 
 
 def _wait(bm, node, state):
-    import time
-    deadline = time.monotonic() + 30
-    while True:
-        n = bm('node', 'show', node, '-f', 'json')
-        if n['provision_state'] == state and not n['target_provision_state']:
-            return n
-        assert time.monotonic() < deadline, n
-        time.sleep(0.05)
+    return bm.wait(node, state)
 
 
 def test_chassis_ports_portgroups_volume(bm):
