@@ -19,5 +19,12 @@ def cache(task, strict: bool = False) -> None:
         LOG.warning('Node %s: could not read its BIOS settings: %s',
                     task.node.uuid, e)
         return
-    if settings is not None:
+    if settings is None:
+        return
+    wanted = sorted((s['name'], None if s.get('value') is None
+                     else str(s['value'])) for s in settings)
+    stored = [(s['name'], s['value'])
+              for s in db.bios_settings(task.node.id)]
+    if wanted != stored:
+        # writes are serialised (SQLite): only when something changed
         db.replace_bios_settings(task.node.id, settings)

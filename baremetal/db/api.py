@@ -215,16 +215,39 @@ def get(table: sa.Table, ident: Any, not_found: type[Exception],
     return dict(row)
 
 
+_UPDATE_STMTS: dict = {}
+
+
+def _update_stmt(table: sa.Table, keys: tuple[str, ...]):
+    """UPDATE table SET <keys> WHERE id = :_row_id, built once per column
+    set: a reused statement keeps its compiled form and cache key, which
+    on SQLite cost more than running it."""
+    stmt = _UPDATE_STMTS.get((table.name, keys))
+    if stmt is None:
+        stmt = (table.update()
+                .where(table.c.id == sa.bindparam('_row_id'))
+                .values({k: sa.bindparam('v_' + k) for k in keys}))
+        _UPDATE_STMTS[(table.name, keys)] = stmt
+    return stmt
+
+
 def update(table: sa.Table, row_id: int, values: dict,
            where: Iterable = ()) -> int:
     """UPDATE one row by id; returns the number of rows changed."""
     values = dict(values)
     values.setdefault('updated_at', utcnow())
+    where = tuple(where)
     try:
         with writer() as conn:
-            res = conn.execute(table.update()
-                               .where(table.c.id == row_id, *where)
-                               .values(**values))
+            if where:
+                res = conn.execute(table.update()
+                                   .where(table.c.id == row_id, *where)
+                                   .values(**values))
+            else:
+                keys = tuple(sorted(values))
+                params = {'v_' + k: v for k, v in values.items()}
+                params['_row_id'] = row_id
+                res = conn.execute(_update_stmt(table, keys), params)
             return res.rowcount
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
@@ -287,16 +310,33 @@ def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
     return get(NODES, ident, exception.NodeNotFound, columns, node=ident)
 
 
+_RESERVE_STMTS: dict = {}
+
+
+def _reserve_stmts(by: str):
+    """(UPDATE ... SET reservation WHERE <by> AND unreserved, SELECT the
+    node), built once per identifier kind."""
+    stmts = _RESERVE_STMTS.get(by)
+    if stmts is None:
+        match = NODES.c[by] == sa.bindparam('ident')
+        stmts = (NODES.update()
+                 .where(match, NODES.c.reservation.is_(None))
+                 .values(reservation=sa.bindparam('host')),
+                 sa.select(NODES).where(match))
+        _RESERVE_STMTS[by] = stmts
+    return stmts
+
+
 def reserve_node(host: str, ident: Any) -> dict:
     """Take the exclusive lock on a node: one atomic UPDATE."""
-    clause = _ident_clause(NODES, ident)
-    if clause is None:
+    found = _ident_column(NODES, ident)
+    if found is None:
         raise exception.NodeNotFound(node=ident)
+    by, value = found
+    take, read = _reserve_stmts(by)
     with writer() as conn:
-        res = conn.execute(NODES.update()
-                           .where(clause, NODES.c.reservation.is_(None))
-                           .values(reservation=host))
-        row = conn.execute(sa.select(NODES).where(clause)).mappings().first()
+        res = conn.execute(take, {'ident': value, 'host': host})
+        row = conn.execute(read, {'ident': value}).mappings().first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
     if res.rowcount != 1:
@@ -306,17 +346,27 @@ def reserve_node(host: str, ident: Any) -> dict:
     return dict(row)
 
 
+_RELEASE_STMTS: dict = {}
+
+
 def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
     """Drop our reservation (and save ``values`` in the same UPDATE)."""
     vals = dict(values or {})
     if vals:
         vals.setdefault('updated_at', utcnow())
     vals['reservation'] = None
+    keys = tuple(sorted(vals))
+    stmt = _RELEASE_STMTS.get(keys)
+    if stmt is None:
+        stmt = (NODES.update()
+                .where(NODES.c.id == sa.bindparam('_row_id'),
+                       NODES.c.reservation == sa.bindparam('_host'))
+                .values({k: sa.bindparam('v_' + k) for k in keys}))
+        _RELEASE_STMTS[keys] = stmt
+    params = {'v_' + k: v for k, v in vals.items()}
+    params.update(_row_id=node_id, _host=host)
     with writer() as conn:
-        res = conn.execute(NODES.update()
-                           .where(NODES.c.id == node_id,
-                                  NODES.c.reservation == host)
-                           .values(**vals))
+        res = conn.execute(stmt, params)
     return res.rowcount == 1
 
 
