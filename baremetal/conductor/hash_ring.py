@@ -33,6 +33,8 @@ class HashRing:
     def get_host(self, key: str) -> str:
         if not self._keys:
             raise exception.NoValidHost(reason='empty hash ring')
+        if len(self.hosts) == 1:
+            return self.hosts[0]
         i = bisect.bisect(self._keys, _hash(key)) % len(self._keys)
         return self._hosts[i]
 
@@ -46,18 +48,18 @@ class RingManager:
         self._lock = threading.Lock()
         self._rings: dict[tuple[str, str], HashRing] | None = None
         self._built = 0.0
+        self._ttl = 0.0
 
     def reset(self) -> None:
         with self._lock:
             self._rings = None
 
     def rings(self) -> dict[tuple[str, str], HashRing]:
-        c = self.conf.conductor
         now = time.monotonic()
-        with self._lock:
-            if self._rings is not None and \
-                    now - self._built < c.hash_ring_reset_interval:
-                return self._rings
+        rings = self._rings  # one read: reset() may clear it meanwhile
+        if rings is not None and now - self._built < self._ttl:
+            return rings
+        c = self.conf.conductor
         live = db.live_conductors(c.heartbeat_timeout)
         hosts: dict[tuple[str, str], set[str]] = {}
         for cond in live:
@@ -67,8 +69,9 @@ class RingManager:
         rings = {k: HashRing(v, c.hash_ring_replicas)
                  for k, v in hosts.items()}
         with self._lock:
-            self._rings = rings
+            self._ttl = c.hash_ring_reset_interval
             self._built = now
+            self._rings = rings
         return rings
 
     def host_for(self, node_uuid: str, driver: str, group: str) -> str:

@@ -2,6 +2,8 @@
 
 import json
 
+import orjson
+
 import sqlalchemy as sa
 from sqlalchemy import orm
 from sqlalchemy import types
@@ -18,12 +20,15 @@ class JSONText(types.TypeDecorator):
     def process_bind_param(self, value, dialect):
         if value is None:
             return None
-        return json.dumps(value, separators=(',', ':'))
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:  # what orjson refuses, the json module may take
+            return json.dumps(value, separators=(',', ':'))
 
     def process_result_value(self, value, dialect):
         if value is None:
             return None
-        return json.loads(value)
+        return orjson.loads(value)
 
 
 class Base(orm.DeclarativeBase):

@@ -10,9 +10,19 @@ import copy
 import json
 from typing import Any, ClassVar
 
+import orjson
 import sqlalchemy as sa
 
 from baremetal.db import api as db
+
+
+def _snapshot(value: Any) -> bytes:
+    """A canonical serialisation, to tell whether a JSON field changed."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS
+                            | orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError too
+        return json.dumps(value, sort_keys=True, default=str).encode()
 
 
 class Record:
@@ -42,7 +52,7 @@ class Record:
                 value = data[name] = {}
             orig = self._json_orig
             if name not in orig:
-                orig[name] = json.dumps(value, sort_keys=True)
+                orig[name] = _snapshot(value)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -58,8 +68,7 @@ class Record:
     def changes(self) -> dict:
         out = {k: self._data[k] for k in self._changed}
         for k, orig in self._json_orig.items():
-            if k not in out and json.dumps(self._data.get(k),
-                                           sort_keys=True) != orig:
+            if k not in out and _snapshot(self._data.get(k)) != orig:
                 out[k] = self._data[k]
         return out
 
@@ -70,7 +79,7 @@ class Record:
         self._changed.clear()
         orig = self._json_orig
         for k in orig:
-            orig[k] = json.dumps(self._data.get(k), sort_keys=True)
+            orig[k] = _snapshot(self._data.get(k))
 
     @classmethod
     def get(cls, ident: Any, columns=None):

@@ -113,54 +113,88 @@ def conductor_of(row: dict) -> str | None:
         return None
 
 
+# how each field is rendered (anything else: the column as stored)
+_PLAIN, _DATE, _DRIVER_INFO, _INSTANCE_INFO, _DICT, _PSTATE, _TRAITS, \
+    _CHASSIS, _ALLOCATION, _CONDUCTOR, _BOOL = range(11)
+_KINDS = {'driver_info': _DRIVER_INFO, 'instance_info': _INSTANCE_INFO,
+          'provision_state': _PSTATE, 'traits': _TRAITS,
+          'chassis_uuid': _CHASSIS, 'allocation_uuid': _ALLOCATION,
+          'conductor': _CONDUCTOR, 'retired': _BOOL, 'maintenance': _BOOL,
+          'console_enabled': _BOOL, 'protected': _BOOL}
+_KINDS.update({f: _DATE for f in DATETIME_FIELDS})
+_KINDS.update({f: _DICT for f in STEP_FIELDS | DICT_FIELDS
+               if f not in _KINDS})
+
+
+class Renderer:
+    """Renders the nodes of one request: the per-field decisions and the
+    link prefixes are made once, not once per node."""
+
+    def __init__(self, req, fields: Iterable[str],
+                 lookups: Lookups, links: bool = True,
+                 sub_links: bool = False) -> None:
+        self.plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
+        self.lookups = lookups
+        self.hide_available = not req.allows(versions.AVAILABLE_STATE)
+        self.links = links
+        base = req.host_url
+        self.self_prefix = base + '/v1/nodes/'
+        self.book_prefix = base + '/nodes/'
+        self.subs: tuple[str, ...] = ()
+        if sub_links:
+            subs = ['ports', 'states']
+            if req.allows(versions.PORTGROUP_SUBCONTROLLERS):
+                subs.append('portgroups')
+            if req.allows(versions.VOLUME):
+                subs.append('volume')
+            self.subs = tuple(subs)
+
+    def _links(self, uuid: str, sub: str = '') -> list[dict]:
+        tail = uuid + sub
+        return [{'href': self.self_prefix + tail, 'rel': 'self'},
+                {'href': self.book_prefix + tail, 'rel': 'bookmark'}]
+
+    def __call__(self, row: dict) -> dict:
+        out = {}
+        get = row.get
+        lookups = self.lookups
+        for f, kind in self.plan:
+            if kind == _PLAIN:
+                out[f] = get(f)
+            elif kind == _DATE:
+                out[f] = iso(get(f))
+            elif kind == _DICT:
+                out[f] = get(f) or {}
+            elif kind == _BOOL:
+                out[f] = bool(get(f))
+            elif kind == _DRIVER_INFO:
+                out[f] = mask_secrets(get(f))
+            elif kind == _INSTANCE_INFO:
+                out[f] = mask_secrets(get(f), configdrive=True)
+            elif kind == _PSTATE:
+                ps = get(f)
+                if ps == states.AVAILABLE and self.hide_available:
+                    ps = None
+                out[f] = ps
+            elif kind == _TRAITS:
+                out[f] = lookups.traits.get(row['id'], [])
+            elif kind == _CHASSIS:
+                out[f] = lookups.chassis.get(get('chassis_id'))
+            elif kind == _ALLOCATION:
+                out[f] = lookups.allocations.get(get('allocation_id'))
+            else:  # _CONDUCTOR
+                out[f] = conductor_of(row)
+        if self.links:
+            out['links'] = self._links(row['uuid'])
+        for sub in self.subs:
+            out[sub] = self._links(row['uuid'], '/' + sub)
+        return out
+
+
 def render(req, row: dict, fields: Iterable[str],
            lookups: Lookups | None = None, links: bool = True,
            sub_links: bool = False) -> dict:
     """One node as a dict with only ``fields`` (already version-checked).
     """
-    lookups = lookups or Lookups([row], fields)
-    out = {}
-    for f in fields:
-        if f in DATETIME_FIELDS:
-            out[f] = iso(row.get(f))
-        elif f == 'driver_info':
-            out[f] = mask_secrets(row.get(f))
-        elif f == 'instance_info':
-            out[f] = mask_secrets(row.get(f), configdrive=True)
-        elif f in STEP_FIELDS:
-            out[f] = row.get(f) or {}
-        elif f in DICT_FIELDS:
-            out[f] = row.get(f) or {}
-        elif f == 'provision_state':
-            ps = row.get(f)
-            if ps == states.AVAILABLE and not req.allows(
-                    versions.AVAILABLE_STATE):
-                ps = None
-            out[f] = ps
-        elif f == 'target_provision_state':
-            out[f] = row.get(f)
-        elif f == 'traits':
-            out[f] = lookups.traits.get(row['id'], [])
-        elif f == 'chassis_uuid':
-            out[f] = lookups.chassis.get(row.get('chassis_id'))
-        elif f == 'allocation_uuid':
-            out[f] = lookups.allocations.get(row.get('allocation_id'))
-        elif f == 'conductor':
-            out[f] = conductor_of(row)
-        elif f == 'retired':
-            out[f] = bool(row.get(f))
-        elif f in ('maintenance', 'console_enabled', 'protected'):
-            out[f] = bool(row.get(f))
-        else:
-            out[f] = row.get(f)
-    if links:
-        out['links'] = req.links('nodes', row['uuid'])
-    if sub_links:
-        uuid = row['uuid']
-        out['ports'] = req.links('nodes', uuid, 'ports')
-        out['states'] = req.links('nodes', uuid, 'states')
-        if req.allows(versions.PORTGROUP_SUBCONTROLLERS):
-            out['portgroups'] = req.links('nodes', uuid, 'portgroups')
-        if req.allows(versions.VOLUME):
-            out['volume'] = req.links('nodes', uuid, 'volume')
-    return out
+    return Renderer(req, fields, lookups or Lookups([row], fields), links,
+                    sub_links)(row)

@@ -154,10 +154,9 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     else:
         rows = db.query(N, filters, cols, limit, marker, sort_key,
                         sort_dir)
-    lookups = node_view.Lookups(rows, fields)
-    nodes = [node_view.render(req, r, fields, lookups,
-                              sub_links=detail and True)
-             for r in rows]
+    render = node_view.Renderer(req, fields, node_view.Lookups(rows, fields),
+                                sub_links=detail)
+    nodes = [render(r) for r in rows]
     result = {'nodes': nodes}
     result.update(collection.next_link(req, resource, rows, limit))
     return result
