@@ -79,6 +79,7 @@ def configure(url: str, synchronous_normal: bool = True,
                                        pool_timeout=30)
         _write_lock = contextlib.nullcontext()
     _engine = engine
+    _RESERVE_STMTS.clear()  # they depend on the dialect (RETURNING)
     return engine
 
 
@@ -314,21 +315,25 @@ _RESERVE_STMTS: dict = {}
 
 
 def _reserve_stmts(by: str):
-    """(UPDATE ... SET reservation WHERE <by> AND unreserved, SELECT the
-    node), built once per identifier kind."""
+    """(UPDATE ... SET reservation WHERE <by> AND unreserved [RETURNING
+    the node where the database can], SELECT the node), built once per
+    identifier kind."""
     stmts = _RESERVE_STMTS.get(by)
     if stmts is None:
         match = NODES.c[by] == sa.bindparam('ident')
-        stmts = (NODES.update()
-                 .where(match, NODES.c.reservation.is_(None))
-                 .values(reservation=sa.bindparam('host')),
-                 sa.select(NODES).where(match))
+        take = (NODES.update()
+                .where(match, NODES.c.reservation.is_(None))
+                .values(reservation=sa.bindparam('host')))
+        if engine().dialect.update_returning:
+            take = take.returning(*NODES.c)
+        stmts = (take, sa.select(NODES).where(match))
         _RESERVE_STMTS[by] = stmts
     return stmts
 
 
 def reserve_node(host: str, ident: Any) -> dict:
-    """Take the exclusive lock on a node: one atomic UPDATE."""
+    """Take the exclusive lock on a node: one atomic UPDATE (which also
+    returns the node on SQLite and PostgreSQL)."""
     found = _ident_column(NODES, ident)
     if found is None:
         raise exception.NodeNotFound(node=ident)
@@ -336,10 +341,17 @@ def reserve_node(host: str, ident: Any) -> dict:
     take, read = _reserve_stmts(by)
     with writer() as conn:
         res = conn.execute(take, {'ident': value, 'host': host})
+        if res.returns_rows:
+            row = res.mappings().first()
+            if row is not None:
+                return dict(row)
+            taken = False
+        else:
+            taken = res.rowcount == 1
         row = conn.execute(read, {'ident': value}).mappings().first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
-    if res.rowcount != 1:
+    if not taken:
         raise exception.NodeLocked(node=row['uuid'] if
                                    is_uuid_like(ident) else ident,
                                    host=row['reservation'])

@@ -118,7 +118,8 @@ def set_provision_state(req, node):
                 err='A non-empty "rescue_password" is required when '
                     'setting target provision state to rescue')
         params['rescue_password'] = pw
-    row = nodes.get_row(req, node)
+    # only what the checks, the policy and the routing need
+    row = nodes.get_row(req, node, _PROVISION_COLUMNS)
     event = states.VERBS[verb]
     if state_machine.next_state(row['provision_state'], event) is None:
         raise exception.InvalidStateRequested(
@@ -131,6 +132,11 @@ def set_provision_state(req, node):
     req.response_headers['Location'] = req.link('nodes', row['uuid'],
                                                 'states')['href']
     return None
+
+
+_PROVISION_COLUMNS = ('id', 'uuid', 'name', 'driver', 'conductor_group',
+                      'provision_state', 'protected', 'owner', 'lessee',
+                      'retired', 'retired_reason')
 
 
 @route('PUT', '/v1/nodes/{node}/states/power', status=202)
