@@ -37,10 +37,7 @@ def parse_args(argv: list[str] | None, prog: str) -> None:
     warnings.filterwarnings('ignore', module='futurist')
     log.register_options(CONF)
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
-        'waitress=WARNING', 'stevedore=WARNING', 'alembic=WARNING',
-        # "Task queue depth is N" on every request queued behind busy
-        # threads: normal under load, and formatting it cost 5% of CPU
-        'waitress.queue=ERROR',
+        'cheroot=WARNING', 'stevedore=WARNING', 'alembic=WARNING',
         'pyghmi=WARNING', 'sushy=WARNING'])
     CONF(argv if argv is not None else sys.argv[1:], project='baremetal',
          prog=prog)

@@ -1,40 +1,39 @@
-"""Serving the API over HTTP with waitress (threads, keep-alive)."""
+"""Serving the API over HTTP with cheroot (a thread pool; idle keep-alive
+connections wait in the kernel's epoll, not in a Python loop)."""
 
-import waitress.channel
-import waitress.server
-import waitress.task
+from cheroot import wsgi as cheroot_wsgi
 from oslo_log import log
 
 LOG = log.getLogger(__name__)
 
 
-class _KeepAliveTask(waitress.task.WSGITask):
-    """waitress closes HTTP/1.1 connections after every 204 answer (it
-    may not send a Content-Length there, then treats the length as
-    unknown).  A 204 has no body by definition: keep the connection."""
+class Server:
+    def __init__(self, app, host: str, port: int, threads: int,
+                 connection_limit: int) -> None:
+        self._server = cheroot_wsgi.Server(
+            (host, port), app, numthreads=threads,
+            request_queue_size=2048, timeout=300,
+            server_name='baremetal', accepted_queue_size=connection_limit)
+        # idle keep-alive connections kept open (cheroot's default: 10)
+        self._server.keep_alive_conn_limit = connection_limit
+        self._server.prepare()  # binds now: the port is known
 
-    def set_close_on_finish(self) -> None:
-        if (self.status.startswith('204') and self.version == '1.1'
-                and self.request.headers.get('CONNECTION', '').lower()
-                != 'close' and not self.close_on_finish):
-            return
-        super().set_close_on_finish()
+    @property
+    def effective_port(self) -> int:
+        return self._server.bind_addr[1]
+
+    def run(self) -> None:
+        self._server.serve()
+
+    def close(self) -> None:
+        self._server.stop()
 
 
-class _Channel(waitress.channel.HTTPChannel):
-    task_class = _KeepAliveTask
-
-
-def make_server(app, conf, default_threads: int):
+def make_server(app, conf, default_threads: int) -> Server:
     api = conf.api
-    server = waitress.server.create_server(
-        app, host=api.host_ip, port=api.port,
-        threads=api.api_workers or default_threads,
-        connection_limit=api.connection_limit, backlog=2048,
-        channel_timeout=300, cleanup_interval=30, ident='baremetal',
-        clear_untrusted_proxy_headers=True, asyncore_use_poll=True,
-        expose_tracebacks=False)
-    server.channel_class = _Channel
+    server = Server(app, api.host_ip, api.port,
+                    api.api_workers or default_threads,
+                    api.connection_limit)
     LOG.info('API listening on http://%s:%s/', api.host_ip,
              server.effective_port)
     return server

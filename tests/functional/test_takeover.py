@@ -3,10 +3,12 @@ with SIGKILL while the nodes are being cleaned with a multi-step plan.
 Every node ends owned by a live conductor, in ``available`` or ``clean
 failed`` with a reason; none stays reserved by the dead conductor; no
 step marked non-idempotent runs twice; the restarted conductor rejoins
-and the ring rebalances."""
+and the ring rebalances.  On PostgreSQL and on MariaDB."""
 
 import collections
 import time
+
+import pytest
 
 from tests import services
 from tests.functional.cluster import Cluster
@@ -27,8 +29,9 @@ def _nodes(ep):
     return body['nodes']
 
 
-def test_sigkill_during_cleaning_loses_nothing(tmp_path):
-    cluster = Cluster(tmp_path, services.postgresql_url(),
+@pytest.mark.parametrize('database', ['postgresql', 'mysql'])
+def test_sigkill_during_cleaning_loses_nothing(tmp_path, database):
+    cluster = Cluster(tmp_path, services.db_url(database),
                       services.rabbit_url(), conductors=3, conductor={
                           'heartbeat_timeout': HEARTBEAT_TIMEOUT,
                           'workers_pool_size': 150})

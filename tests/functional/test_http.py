@@ -1,0 +1,92 @@
+"""The HTTP front end of baremetal-server: persistent connections survive
+every kind of answer, many concurrent clients are all served, and a
+request body over the limit is refused with 413."""
+
+import http.client
+import json
+import socket
+import threading
+
+H = {'X-OpenStack-Ironic-API-Version': '1.61',
+     'Content-Type': 'application/json'}
+
+
+def _conn(server) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection('127.0.0.1', server.port, timeout=30)
+
+
+def test_one_connection_for_200_201_202_204_404(server):
+    c = _conn(server)
+    c.request('POST', '/v1/nodes', json.dumps(
+        {'driver': 'fake-hardware', 'name': 'http-ka'}), H)
+    r = c.getresponse()
+    assert r.status == 201, r.read()
+    r.read()
+    sock = c.sock
+    for method, path, body, status in (
+            ('GET', '/v1/nodes/http-ka', None, 200),
+            ('PUT', '/v1/nodes/http-ka/states/provision',
+             {'target': 'manage'}, 202),
+            ('GET', '/v1/nodes/no-such-node', None, 404),
+            ('PUT', '/v1/nodes/http-ka/maintenance', {'reason': 'x'}, 202),
+            ('DELETE', '/v1/nodes/http-ka/maintenance', None, 202),
+            ('PATCH', '/v1/nodes/http-ka',
+             [{'op': 'add', 'path': '/extra/a', 'value': 1}], 200),
+            ('PUT', '/v1/nodes/http-ka/traits/CUSTOM_KA', None, 204),
+            ('GET', '/', None, 200)):
+        c.request(method, path, json.dumps(body) if body is not None
+                  else None, H)
+        r = c.getresponse()
+        r.read()
+        assert r.status == status, (method, path, r.status)
+        assert c.sock is sock, 'connection closed after %s %s' % (method,
+                                                                  path)
+    c.close()
+
+
+def test_256_concurrent_clients_are_all_served(server):
+    errors, statuses = [], []
+    lock = threading.Lock()
+    start = threading.Barrier(256)
+
+    def client():
+        try:
+            c = _conn(server)
+            start.wait(30)
+            got = []
+            for _ in range(3):
+                c.request('GET', '/v1/nodes?limit=1', headers=H)
+                r = c.getresponse()
+                r.read()
+                got.append(r.status)
+            c.close()
+            with lock:
+                statuses.extend(got)
+        except Exception as e:  # reset, refused, timeout...
+            with lock:
+                errors.append(repr(e))
+
+    threads = [threading.Thread(target=client) for _ in range(256)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert statuses == [200] * 768
+
+
+def test_body_over_the_limit_is_413(server):
+    """Refused on its Content-Length, before the body is read."""
+    size = 17 << 20  # [api]max_request_body_size is 16 MiB
+    with socket.create_connection(('127.0.0.1', server.port), 30) as s:
+        s.sendall(('POST /v1/nodes HTTP/1.1\r\nHost: x\r\n'
+                   'Content-Type: application/json\r\n'
+                   'Content-Length: %d\r\n\r\n' % size).encode()
+                  + b'{"driver": "' + b'x' * 1024)
+        answer = b''
+        while b'\r\n\r\n' not in answer:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    assert answer.startswith(b'HTTP/1.1 413'), answer[:200]
