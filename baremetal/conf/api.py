@@ -19,7 +19,8 @@ opts = [
                     'fewer requests per second than 16); 64 in '
                     'baremetal-api, whose requests wait on conductors.'),
     cfg.IntOpt('connection_limit', default=1024, min=1,
-               help='Open client connections accepted at once.'),
+               help='Accepted connections waiting for a thread, and idle '
+                    'keep-alive connections kept open, at most.'),
     cfg.IntOpt('max_request_body_size', default=1048576 * 16, min=1024,
                help='Bytes a request body may have; larger is 413.'),
     cfg.StrOpt('public_endpoint',
