@@ -91,3 +91,15 @@ def test_redfish_driver_info_parses(conf):
     assert redfish.parse(node(redfish_address='h',
                               redfish_verify_ca='/etc/ca.pem'),
                          conf).verify == '/etc/ca.pem'
+
+
+def test_bmc_secrets_are_masked_in_api_responses():
+    from baremetal.api.controllers.v1 import node_view
+    shown = node_view.mask_secrets({
+        'ipmi_address': '10.0.0.1', 'ipmi_username': 'admin',
+        'ipmi_password': 'pw', 'ipmi_kg_key': 'k' * 20,
+        'redfish_password': 'pw', 'redfish_username': 'admin'})
+    assert shown == {
+        'ipmi_address': '10.0.0.1', 'ipmi_username': 'admin',
+        'ipmi_password': '******', 'ipmi_kg_key': '******',
+        'redfish_password': '******', 'redfish_username': 'admin'}

@@ -67,10 +67,18 @@ def iso(value) -> str | None:
     return value.isoformat() + '+00:00'
 
 
+# secrets oslo.utils does not recognise by name (it does passwords,
+# tokens, secrets...): the IPMI BMC key
+_MORE_SECRETS = ('kg_key',)
+
+
 def mask_secrets(info: dict | None, configdrive: bool = False) -> dict:
     if not info:
         return {}
     out = strutils.mask_dict_password(info, MASK)
+    for k in out:
+        if k.lower().endswith(_MORE_SECRETS) and out[k] is not None:
+            out[k] = MASK
     if configdrive and 'configdrive' in out:
         out['configdrive'] = MASK
     return out
