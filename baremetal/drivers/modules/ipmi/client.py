@@ -113,6 +113,20 @@ def _is_fatal(err: Exception) -> bool:
     return any(f in text for f in _FATAL)
 
 
+class Interface:
+    """What every ipmi interface shares: its driver_info keys, their
+    validation and the node's BMC."""
+
+    def get_properties(self):
+        return dict(PROPERTIES)
+
+    def validate(self, task):
+        parse(task.node, task.conductor.conf)
+
+    def _bmc(self, task) -> 'BMC':
+        return BMC(task.node, task.conductor.conf)
+
+
 class BMC:
     """Commands to one node's BMC; each call goes through the gate."""
 

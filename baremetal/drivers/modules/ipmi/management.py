@@ -10,17 +10,8 @@ _TO_IPMI = {'pxe': 'network', 'disk': 'hd', 'cdrom': 'optical',
 _FROM_IPMI = {v: k for k, v in _TO_IPMI.items()}
 
 
-class IPMIManagement(base.ManagementInterface):
+class IPMIManagement(client.Interface, base.ManagementInterface):
     """Boot device and NMI through IPMI chassis commands."""
-
-    def get_properties(self):
-        return dict(client.PROPERTIES)
-
-    def validate(self, task):
-        client.parse(task.node, task.conductor.conf)
-
-    def _bmc(self, task) -> client.BMC:
-        return client.BMC(task.node, task.conductor.conf)
 
     def get_supported_boot_devices(self, task):
         return list(_TO_IPMI)

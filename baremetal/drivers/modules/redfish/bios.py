@@ -31,15 +31,9 @@ def _wait_state(task) -> str:
             else states.DEPLOYWAIT)
 
 
-class RedfishBIOS(base.BIOSInterface):
-    def get_properties(self):
-        return dict(client.PROPERTIES)
-
-    def validate(self, task):
-        client.parse(task.node, task.conductor.conf)
-
+class RedfishBIOS(client.Interface, base.BIOSInterface):
     def _bios(self, task):
-        system = client.get_system(task.node, task.conductor.conf)
+        system = self._system(task)
         with client.call(task.node, task.conductor.conf, 'read BIOS'):
             return system, system.bios
 

@@ -177,6 +177,20 @@ def get_system(node, conf):
         return conn.get_system(members[0])
 
 
+class Interface:
+    """What every redfish interface shares: its driver_info keys, their
+    validation and the node's ComputerSystem."""
+
+    def get_properties(self):
+        return dict(PROPERTIES)
+
+    def validate(self, task):
+        parse(task.node, task.conductor.conf)
+
+    def _system(self, task):
+        return get_system(task.node, task.conductor.conf)
+
+
 @contextlib.contextmanager
 def call(node, conf, what: str):
     """For requests after get_system: map their errors."""

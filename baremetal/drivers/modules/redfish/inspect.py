@@ -17,13 +17,7 @@ def _value(x):
     return getattr(x, 'value', x)
 
 
-class RedfishInspect(base.InspectInterface):
-    def get_properties(self):
-        return dict(client.PROPERTIES)
-
-    def validate(self, task):
-        client.parse(task.node, task.conductor.conf)
-
+class RedfishInspect(client.Interface, base.InspectInterface):
     def inspect_hardware(self, task):
         node = task.node
         conf = task.conductor.conf

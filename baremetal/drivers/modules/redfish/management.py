@@ -32,16 +32,7 @@ def requested_boot_mode(node) -> str | None:
     return mode or None
 
 
-class RedfishManagement(base.ManagementInterface):
-    def get_properties(self):
-        return dict(client.PROPERTIES)
-
-    def validate(self, task):
-        client.parse(task.node, task.conductor.conf)
-
-    def _system(self, task):
-        return client.get_system(task.node, task.conductor.conf)
-
+class RedfishManagement(client.Interface, base.ManagementInterface):
     def get_supported_boot_devices(self, task):
         system = self._system(task)
         with client.call(task.node, task.conductor.conf,

@@ -1,10 +1,9 @@
 """``redfish`` power interface."""
 
-import time
-
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers import base
+from baremetal.drivers.modules import power_wait
 from baremetal.drivers.modules.redfish import client
 
 
@@ -16,23 +15,20 @@ def _state(system) -> str:
 
 
 def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
-    """Re-read the system until it reports ``wanted`` (on/off)."""
+    """Re-read the system until it reports ``wanted`` (on/off; a
+    transitional PoweringOn/Off does not count)."""
     conf = task.conductor.conf
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def read():
         with client.call(task.node, conf, 'read power state'):
             system.refresh()
             value = getattr(system.power_state, 'value',
                             system.power_state)
-        if {'On': states.POWER_ON,
-                'Off': states.POWER_OFF}.get(value) == wanted:
-            return
-        if time.monotonic() >= deadline:
-            raise exception.PowerStateFailure(
-                'Node %s did not reach power state "%s" within %d seconds '
-                'of %s (the BMC reports "%s")'
-                % (task.node.uuid, wanted, timeout, what, value))
-        time.sleep(conf.redfish.power_poll_interval)
+        return {'On': states.POWER_ON, 'Off': states.POWER_OFF}.get(
+            value), value
+
+    power_wait.wait_for(task.node.uuid, read, wanted, timeout,
+                        conf.redfish.power_poll_interval, what)
 
 
 def reset(task, system, reset_type: str, what: str) -> None:
@@ -52,15 +48,9 @@ def restart(task, system) -> None:
              conf.power_state_change_timeout, 'reboot')
 
 
-class RedfishPower(base.PowerInterface):
-    def get_properties(self):
-        return dict(client.PROPERTIES)
-
-    def validate(self, task):
-        client.parse(task.node, task.conductor.conf)
-
+class RedfishPower(client.Interface, base.PowerInterface):
     def get_power_state(self, task):
-        return _state(client.get_system(task.node, task.conductor.conf))
+        return _state(self._system(task))
 
     def get_supported_power_states(self, task):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
@@ -68,7 +58,7 @@ class RedfishPower(base.PowerInterface):
 
     def set_power_state(self, task, power_state, timeout=None):
         conf = task.conductor.conf.conductor
-        system = client.get_system(task.node, task.conductor.conf)
+        system = self._system(task)
         current = _state(system)
         if power_state == states.POWER_ON:
             if current != states.POWER_ON:
@@ -98,4 +88,4 @@ class RedfishPower(base.PowerInterface):
                 'redfish power cannot go to "%s"' % power_state)
 
     def reboot(self, task, timeout=None):
-        restart(task, client.get_system(task.node, task.conductor.conf))
+        restart(task, self._system(task))
