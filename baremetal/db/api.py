@@ -49,15 +49,16 @@ def utcnow() -> datetime.datetime:
 def configure(url: str, synchronous_normal: bool = True,
               max_pool_size: int = 20) -> sa.engine.Engine:
     """Create the engine for ``url``; call once per process."""
-    global _engine, _write_lock
-    if url.startswith('sqlite'):
-        memory = ':memory:' in url or url in ('sqlite://', 'sqlite:///')
-        # a real connection pool (oslo.db would open a connection per
-        # checkout for SQLite files); WAL lets readers run beside the one
-        # writer the lock below admits
+    global _engine, _write_lock, _open
+    sqlite = url.startswith('sqlite')
+    memory = sqlite and (':memory:' in url or
+                         url in ('sqlite://', 'sqlite:///'))
+    if sqlite:
+        # a file database keeps its open connections in _OpenConnections
+        # (below) rather than in a SQLAlchemy pool; WAL lets readers run
+        # beside the one writer the lock below admits
         pool = ({'poolclass': sa.pool.StaticPool} if memory else
-                {'poolclass': sa.pool.QueuePool, 'pool_size': max_pool_size,
-                 'max_overflow': max_pool_size * 2})
+                {'poolclass': sa.pool.NullPool})
         engine = sa.create_engine(
             url, connect_args={'check_same_thread': False, 'timeout': 30},
             **pool)
@@ -78,6 +79,10 @@ def configure(url: str, synchronous_normal: bool = True,
                                        max_overflow=max_pool_size,
                                        pool_timeout=30)
         _write_lock = contextlib.nullcontext()
+    if _open is not None:
+        _open.close_all()
+    _open = (_OpenConnections(engine, max_pool_size)
+             if sqlite and not memory else None)
     _engine = engine
     _RESERVE_STMTS.clear()  # they depend on the dialect (RETURNING)
     return engine
@@ -89,18 +94,87 @@ def engine() -> sa.engine.Engine:
     return _engine
 
 
+class _OpenConnections:
+    """Connections kept open between uses (SQLite only).
+
+    Checking a connection out of SQLAlchemy's pool and back in costs more
+    than running a statement on SQLite, and every API request and
+    conductor step runs a few.  Here a block takes an open connection
+    from a stack and puts it back: the most recently used (warm) ones go
+    first, and only as many stay open as were ever in use at once.
+    """
+
+    def __init__(self, eng: sa.engine.Engine | None = None,
+                 keep: int = 0) -> None:
+        self.engine = eng
+        self.keep = keep
+        self._stack: list[sa.engine.Connection] = []
+
+    def take(self) -> sa.engine.Connection:
+        while True:
+            try:
+                conn = self._stack.pop()
+            except IndexError:
+                return self.engine.connect()
+            if not (conn.closed or conn.invalidated):
+                return conn
+
+    def give(self, conn: sa.engine.Connection) -> None:
+        if conn.closed or conn.invalidated or \
+                len(self._stack) >= self.keep:
+            _close_quietly(conn)
+        else:
+            self._stack.append(conn)
+
+    def close_all(self) -> None:
+        while self._stack:
+            _close_quietly(self._stack.pop())
+
+
+def _close_quietly(conn: sa.engine.Connection) -> None:
+    try:
+        conn.close()
+    except Exception:  # e.g. the engine was disposed meanwhile
+        LOG.debug('closing a database connection failed', exc_info=True)
+
+
+_open: _OpenConnections | None = None
+
+
 @contextlib.contextmanager
 def writer() -> Iterator[sa.engine.Connection]:
     """A write transaction (serialised on SQLite)."""
     with _write_lock:
-        with engine().begin() as conn:
-            yield conn
+        kept = _open
+        if kept is None:
+            with engine().begin() as conn:
+                yield conn
+            return
+        conn = kept.take()
+        try:
+            with conn.begin():
+                yield conn
+        finally:
+            kept.give(conn)
 
 
 @contextlib.contextmanager
 def reader() -> Iterator[sa.engine.Connection]:
-    with engine().connect() as conn:
+    kept = _open
+    if kept is None:
+        with engine().connect() as conn:
+            yield conn
+        return
+    conn = kept.take()
+    try:
         yield conn
+    finally:
+        try:
+            # end the read transaction: an open one would pin the WAL
+            if conn.in_transaction():
+                conn.rollback()
+        finally:
+            kept.give(conn)
 
 
 def _new_uuid() -> str:

@@ -21,6 +21,7 @@ LOG = log.getLogger(__name__)
 TYPES_NS = 'baremetal.hardware.types'
 IFACE_NS = 'baremetal.hardware.interfaces.%s'
 INTERFACE_TYPES = default_conf.INTERFACE_TYPES
+_IFACE_FIELDS = tuple('%s_interface' % it for it in INTERFACE_TYPES)
 
 # [deploy] options that set one step's priority, as in Ironic.
 _NAMED_PRIORITY_OPTS = {
@@ -89,6 +90,7 @@ class Registry:
                                'enabled_%s_interfaces' % it)
                 for it in INTERFACE_TYPES}
         self.interfaces: dict[str, dict[str, Any]] = interfaces
+        self._driver_sets: dict[tuple, DriverSet] = {}
         self._resolve_priorities()
         self._check_hardware_types()
 
@@ -207,14 +209,27 @@ class Registry:
 
     def driver_for(self, node) -> DriverSet:
         """The interface instances a node uses (its fields must be valid:
-        checked at create/update)."""
-        hw_name = node.driver
+        checked at create/update).  One DriverSet per combination of
+        hardware type and interface fields, built once."""
+        data = getattr(node, '_data', None)   # a Record's row
+        if isinstance(data, dict):
+            key = (data.get('driver'),) + tuple(
+                data.get(f) for f in _IFACE_FIELDS)
+        else:
+            key = (node.driver,) + tuple(
+                getattr(node, f, None) for f in _IFACE_FIELDS)
+        found = self._driver_sets.get(key)
+        if found is None:
+            found = self._driver_sets[key] = self._driver_set(key)
+        return found
+
+    def _driver_set(self, key: tuple) -> DriverSet:
+        hw_name = key[0]
         if hw_name not in self.hardware_types:
             raise exception.DriverNotFound(driver_name=hw_name)
         ifaces = {}
-        for it in INTERFACE_TYPES:
-            impl = getattr(node, '%s_interface' % it, None) or \
-                self.default_interface(hw_name, it)
+        for it, impl in zip(INTERFACE_TYPES, key[1:], strict=True):
+            impl = impl or self.default_interface(hw_name, it)
             obj = self.interfaces[it].get(impl)
             if obj is None:
                 raise exception.InterfaceNotFoundInEntrypoint(

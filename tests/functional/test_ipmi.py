@@ -2,6 +2,8 @@
 classes, its own process, UDP on loopback), driven over the REST API with
 openstacksdk and plain HTTP, checking the BMC's own state."""
 
+import json
+import threading
 import time
 
 import pytest
@@ -192,3 +194,27 @@ def test_slow_bmc_keeps_the_api_responsive(server, tmp_path):
         assert bmc.state['power'] == 'on'
     finally:
         bmc.stop()
+
+
+def test_request_waiting_on_a_dead_bmc_does_not_hold_up_others(
+        server, tmp_path):
+    """A synchronous BMC call (GET boot device) blocks its HTTP thread
+    until the BMC deadline; the server adds a thread for the requests
+    queued behind it instead of making them wait."""
+    bmc = fixtures.IPMIBMC(tmp_path, name='gone')
+    n = bs.create(server, driver='ipmi', driver_info=bmc.driver_info())
+    bmc.stop()
+    blocked = []
+    t = threading.Thread(target=lambda: blocked.append(bs.http(
+        server, 'GET', '/v1/nodes/%s/management/boot_device' % n['uuid'])))
+    t.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    for _ in range(5):
+        status, _ = bs.http(server, 'GET', '/v1/nodes?limit=5')
+        assert status == 200
+    assert time.monotonic() - started < 1.5
+    assert t.is_alive(), 'the BMC call was expected to still be waiting'
+    t.join(30)
+    status, body = blocked[0]
+    assert status >= 400 and 'does not answer' in json.dumps(body), body

@@ -1,0 +1,75 @@
+"""On a SQLite file, reader() and writer() reuse open connections instead
+of opening one per use; a block nested in another gets its own; every
+block ends its transaction, committed or rolled back."""
+
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from baremetal.common import exception
+from baremetal.db import api as db
+
+
+@pytest.fixture
+def opened(api):
+    """Counts the DBAPI connections the engine opens from now on."""
+    count = []
+    sa.event.listen(db.engine(), 'connect', lambda *a: count.append(1))
+    yield count
+
+
+def test_connections_are_reused(api, opened):
+    node = db.get_node(api.create_node(name='reuse')['uuid'])
+    for _ in range(50):
+        db.get_node(node['uuid'])
+        db.update(db.NODES, node['id'], {'extra': {'a': 1}})
+    assert len(opened) <= 1
+
+
+def test_nested_block_gets_its_own_connection(api):
+    with db.writer() as outer:
+        with db.reader() as inner:
+            assert inner is not outer
+    with db.reader() as a:
+        pass
+    with db.reader() as b:
+        assert b is a   # the one just given back
+
+
+def test_blocks_end_their_transactions(api):
+    node = db.get_node(api.create_node(name='tx')['uuid'])
+    with db.reader() as conn:
+        conn.execute(sa.select(db.NODES.c.id)).all()
+        assert conn.in_transaction()
+    assert not conn.in_transaction()
+
+    with pytest.raises(RuntimeError):
+        with db.writer() as conn:
+            conn.execute(db.NODES.update().where(
+                db.NODES.c.id == node['id']).values(name='changed'))
+            raise RuntimeError('abort')
+    assert not conn.in_transaction()
+    assert db.get_node(node['uuid'])['name'] == 'tx'   # rolled back
+
+    with pytest.raises(exception.DuplicateName):
+        db.create(db.NODES, {'name': 'tx', 'driver': 'fake-hardware'})
+    with db.reader() as again:
+        assert again is conn and not again.in_transaction()
+
+
+def test_threads_use_separate_connections(api):
+    api.create_node(name='threads')
+    seen, barrier = [], threading.Barrier(4)
+
+    def work():
+        with db.reader() as conn:
+            barrier.wait(5)
+            seen.append(conn)
+            conn.execute(sa.select(db.NODES.c.id)).all()
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len({id(c) for c in seen}) == 4

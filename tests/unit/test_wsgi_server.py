@@ -1,0 +1,95 @@
+"""The elastic HTTP thread pool of baremetal-server: one thread while
+requests finish, more when a request blocks and others wait, and back
+down once they are idle."""
+
+import http.client
+import threading
+import time
+
+import pytest
+
+from baremetal.cmd import wsgi
+
+
+def _app(release: threading.Event):
+    def app(environ, start_response):
+        if environ['PATH_INFO'] == '/slow':
+            release.wait(10)
+        start_response('200 OK', [('Content-Type', 'text/plain'),
+                                  ('Content-Length', '2')])
+        return [b'ok']
+    return app
+
+
+@pytest.fixture
+def serve():
+    made = []
+
+    def start(threads, elastic, release):
+        server = wsgi.Server(_app(release), '127.0.0.1', 0, threads, 64,
+                             elastic=elastic)
+        threading.Thread(target=server.run, daemon=True).start()
+        made.append((server, release))
+        return server
+    yield start
+    for server, release in made:
+        release.set()
+        server.close()
+
+
+def _get(port, path, timeout=10):
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=timeout)
+    c.request('GET', path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def test_blocked_request_does_not_hold_up_the_others(serve, monkeypatch):
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
+    release = threading.Event()
+    server = serve(4, True, release)
+    port = server.effective_port
+    assert server.threads == 1
+    assert _get(port, '/fast') == (200, b'ok')
+
+    slow = []
+    t = threading.Thread(target=lambda: slow.append(_get(port, '/slow')))
+    t.start()
+    time.sleep(0.1)          # the only thread now waits in /slow
+    t0 = time.monotonic()
+    assert _get(port, '/fast') == (200, b'ok')
+    assert time.monotonic() - t0 < 5   # served by an added thread
+    assert server.threads == 2
+    release.set()
+    t.join(10)
+    assert slow == [(200, b'ok')]
+
+    deadline = time.monotonic() + 5
+    while server.threads > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.threads == 1
+    assert _get(port, '/fast') == (200, b'ok')
+
+
+def test_never_more_threads_than_the_limit(serve):
+    release = threading.Event()
+    server = serve(2, True, release)
+    port = server.effective_port
+    blocked = [threading.Thread(target=_get, args=(port, '/slow'))
+               for _ in range(3)]
+    for t in blocked:
+        t.start()
+    time.sleep(0.5)
+    assert server.threads == 2
+    release.set()
+    for t in blocked:
+        t.join(10)
+    assert _get(port, '/fast') == (200, b'ok')
+
+
+def test_fixed_pool_is_not_elastic(serve):
+    server = serve(3, False, threading.Event())
+    assert server.threads == 3 and not server.elastic
+    assert _get(server.effective_port, '/fast') == (200, b'ok')
