@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> None:
     conductor.start()
     server.start()
     LOG.info('Conductor %s serving RPC', conductor.host)
+    common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
     stopper.event.wait()
     server.stop()

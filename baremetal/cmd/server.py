@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
                                                       local=conductor))
     server = wsgi.make_server(app, conf, default_threads=16, elastic=True)
+    common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)
     thread.start()

@@ -22,6 +22,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.db import models
+from baremetal.db import prepared
 
 LOG = log.getLogger(__name__)
 
@@ -35,6 +36,8 @@ HW_IFACES = T['conductor_hardware_interfaces']
 BIOS = T['bios_settings']
 
 _engine: sa.engine.Engine | None = None
+# statements built once run prepared on SQLite (see prepared.py)
+_prepared: prepared.Cache | None = None
 _write_lock: Any = contextlib.nullcontext()
 
 retry_on_deadlock = oslo_db_api.wrap_db_retry(
@@ -49,7 +52,7 @@ def utcnow() -> datetime.datetime:
 def configure(url: str, synchronous_normal: bool = True,
               max_pool_size: int = 20) -> sa.engine.Engine:
     """Create the engine for ``url``; call once per process."""
-    global _engine, _write_lock, _open
+    global _engine, _write_lock, _open, _prepared
     sqlite = url.startswith('sqlite')
     memory = sqlite and (':memory:' in url or
                          url in ('sqlite://', 'sqlite:///'))
@@ -84,6 +87,7 @@ def configure(url: str, synchronous_normal: bool = True,
     _open = (_OpenConnections(engine, max_pool_size)
              if sqlite and not memory else None)
     _engine = engine
+    _prepared = prepared.Cache() if sqlite else None
     _RESERVE_STMTS.clear()  # they depend on the dialect (RETURNING)
     return engine
 
@@ -284,10 +288,11 @@ def get(table: sa.Table, ident: Any, not_found: type[Exception],
         by, value = found
         stmt = _get_stmt(table, by, tuple(columns) if columns else None)
         with reader() as conn:
-            row = conn.execute(stmt, {'ident': value}).mappings().first()
+            rows, _ = prepared.run(_prepared, conn, stmt, {'ident': value})
+        row = rows[0] if rows else None
     if row is None:
         raise not_found(**nf_kwargs)
-    return dict(row)
+    return row
 
 
 _UPDATE_STMTS: dict = {}
@@ -322,7 +327,8 @@ def update(table: sa.Table, row_id: int, values: dict,
                 keys = tuple(sorted(values))
                 params = {'v_' + k: v for k, v in values.items()}
                 params['_row_id'] = row_id
-                res = conn.execute(_update_stmt(table, keys), params)
+                return prepared.run(_prepared, conn,
+                                    _update_stmt(table, keys), params)[1]
             return res.rowcount
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
@@ -370,7 +376,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     if limit:
         stmt = stmt.limit(limit)
     with reader() as conn:
-        return [dict(r) for r in conn.execute(stmt).mappings()]
+        return prepared.run_once(_prepared is not None, conn, stmt)
 
 
 def count(table: sa.Table, filters: Iterable = ()) -> int:
@@ -398,9 +404,10 @@ def _reserve_stmts(by: str):
         take = (NODES.update()
                 .where(match, NODES.c.reservation.is_(None))
                 .values(reservation=sa.bindparam('host')))
-        if engine().dialect.update_returning:
+        returning = engine().dialect.update_returning
+        if returning:
             take = take.returning(*NODES.c)
-        stmts = (take, sa.select(NODES).where(match))
+        stmts = (take, sa.select(NODES).where(match), returning)
         _RESERVE_STMTS[by] = stmts
     return stmts
 
@@ -412,17 +419,18 @@ def reserve_node(host: str, ident: Any) -> dict:
     if found is None:
         raise exception.NodeNotFound(node=ident)
     by, value = found
-    take, read = _reserve_stmts(by)
+    take, read, returning = _reserve_stmts(by)
     with writer() as conn:
-        res = conn.execute(take, {'ident': value, 'host': host})
-        if res.returns_rows:
-            row = res.mappings().first()
-            if row is not None:
-                return dict(row)
+        rows, count = prepared.run(_prepared, conn, take,
+                                   {'ident': value, 'host': host})
+        if returning:
+            if rows:
+                return rows[0]
             taken = False
         else:
-            taken = res.rowcount == 1
-        row = conn.execute(read, {'ident': value}).mappings().first()
+            taken = count == 1
+        rows, _ = prepared.run(_prepared, conn, read, {'ident': value})
+    row = rows[0] if rows else None
     if row is None:
         raise exception.NodeNotFound(node=ident)
     if not taken:
@@ -452,8 +460,7 @@ def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
     params = {'v_' + k: v for k, v in vals.items()}
     params.update(_row_id=node_id, _host=host)
     with writer() as conn:
-        res = conn.execute(stmt, params)
-    return res.rowcount == 1
+        return prepared.run(_prepared, conn, stmt, params)[1] == 1
 
 
 def release_reservations_of(hosts: Iterable[str]) -> list[dict]:
@@ -514,7 +521,7 @@ def get_node_with_traits(ident: Any, columns: Iterable[str] | None = None
                     .order_by(TRAITS.c.trait))
             _NODE_TRAITS_STMTS[key] = stmt
         with reader() as conn:
-            rows = conn.execute(stmt, {'ident': value}).mappings().all()
+            rows, _ = prepared.run(_prepared, conn, stmt, {'ident': value})
     if not rows:
         raise exception.NodeNotFound(node=ident)
     row = dict(rows[0])

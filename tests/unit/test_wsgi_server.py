@@ -47,7 +47,7 @@ def _get(port, path, timeout=10):
 
 
 def test_blocked_request_does_not_hold_up_the_others(serve, monkeypatch):
-    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 60)
     release = threading.Event()
     server = serve(4, True, release)
     port = server.effective_port
@@ -66,6 +66,7 @@ def test_blocked_request_does_not_hold_up_the_others(serve, monkeypatch):
     t.join(10)
     assert slow == [(200, b'ok')]
 
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
     deadline = time.monotonic() + 5
     while server.threads > 1 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -1,6 +1,7 @@
 """How a node looks on the wire, per microversion."""
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Mapping
 
 from oslo_utils import strutils
 
@@ -72,10 +73,40 @@ def iso(value) -> str | None:
 _MORE_SECRETS = ('kg_key',)
 
 
+@functools.lru_cache(maxsize=1024)
+def _secret_key(key: str) -> bool:
+    """Whether oslo.utils masks the value under ``key`` whatever it is."""
+    return strutils.mask_dict_password({key: None}, MASK)[key] == MASK
+
+
+@functools.lru_cache(maxsize=8192)
+def _mask_str(value: str) -> str:
+    return strutils.mask_password(value, MASK)
+
+
+def _mask(info: Mapping) -> dict:
+    """oslo.utils' mask_dict_password, with its per-key and per-string
+    decisions remembered: node lists mask the same keys and mostly the
+    same values over and over."""
+    out = {}
+    for k, v in info.items():
+        if isinstance(v, Mapping):
+            out[k] = _mask(v)
+        elif isinstance(k, str) and _secret_key(k):
+            out[k] = MASK
+        elif isinstance(v, str):
+            out[k] = _mask_str(v)
+        elif isinstance(v, (list, tuple)):
+            out[k] = strutils.mask_dict_password({'v': v}, MASK)['v']
+        else:
+            out[k] = v
+    return out
+
+
 def mask_secrets(info: dict | None, configdrive: bool = False) -> dict:
     if not info:
         return {}
-    out = strutils.mask_dict_password(info, MASK)
+    out = _mask(info)
     for k in out:
         if k.lower().endswith(_MORE_SECRETS) and out[k] is not None:
             out[k] = MASK
@@ -141,7 +172,14 @@ class Renderer:
     def __init__(self, req, fields: Iterable[str],
                  lookups: Lookups, links: bool = True,
                  sub_links: bool = False) -> None:
-        self.plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
+        plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
+        # the common kinds in plain loops, the rest through the if-chain
+        self.plain = tuple(f for f, k in plan if k == _PLAIN)
+        self.dates = tuple(f for f, k in plan if k == _DATE)
+        self.dicts = tuple(f for f, k in plan if k == _DICT)
+        self.bools = tuple(f for f, k in plan if k == _BOOL)
+        self.plan = tuple((f, k) for f, k in plan
+                          if k not in (_PLAIN, _DATE, _DICT, _BOOL))
         self.lookups = lookups
         self.hide_available = not req.allows(versions.AVAILABLE_STATE)
         self.links = links
@@ -163,19 +201,18 @@ class Renderer:
                 {'href': self.book_prefix + tail, 'rel': 'bookmark'}]
 
     def __call__(self, row: dict) -> dict:
-        out = {}
         get = row.get
+        out = {f: get(f) for f in self.plain}
+        for f in self.dates:
+            v = get(f)
+            out[f] = None if v is None else v.isoformat() + '+00:00'
+        for f in self.dicts:
+            out[f] = get(f) or {}
+        for f in self.bools:
+            out[f] = bool(get(f))
         lookups = self.lookups
         for f, kind in self.plan:
-            if kind == _PLAIN:
-                out[f] = get(f)
-            elif kind == _DATE:
-                out[f] = iso(get(f))
-            elif kind == _DICT:
-                out[f] = get(f) or {}
-            elif kind == _BOOL:
-                out[f] = bool(get(f))
-            elif kind == _DRIVER_INFO:
+            if kind == _DRIVER_INFO:
                 out[f] = mask_secrets(get(f))
             elif kind == _INSTANCE_INFO:
                 out[f] = mask_secrets(get(f), configdrive=True)
