@@ -5,7 +5,9 @@ import types
 
 import pytest
 from oslo_config import cfg
+from oslo_utils import strutils
 
+from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
 from baremetal.conf import ipmi as ipmi_conf
 from baremetal.conf import redfish as redfish_conf
@@ -94,7 +96,6 @@ def test_redfish_driver_info_parses(conf):
 
 
 def test_bmc_secrets_are_masked_in_api_responses():
-    from baremetal.api.controllers.v1 import node_view
     shown = node_view.mask_secrets({
         'ipmi_address': '10.0.0.1', 'ipmi_username': 'admin',
         'ipmi_password': 'pw', 'ipmi_kg_key': 'k' * 20,
@@ -103,3 +104,16 @@ def test_bmc_secrets_are_masked_in_api_responses():
         'ipmi_address': '10.0.0.1', 'ipmi_username': 'admin',
         'ipmi_password': '******', 'ipmi_kg_key': '******',
         'redfish_password': '******', 'redfish_username': 'admin'}
+
+
+@pytest.mark.parametrize('info', [
+    {'ipmi_password': 'x', 'ipmi_address': '1.2.3.4', 'AuthToken': 'z'},
+    {'cmd': '--password hunter2 --user a', 'plain': 'password=foo'},
+    {'nested': {'secret': 1, 'list': ['--password x', 2, None]},
+     'tokens': ['token: abc'], 'n': 3, 'none': None, 'b': True},
+])
+def test_masking_matches_oslo_utils(info):
+    """The remembered decisions give what oslo.utils gives, repeatedly."""
+    want = strutils.mask_dict_password(info, node_view.MASK)
+    for _ in range(3):
+        assert node_view.mask_secrets(info) == want
