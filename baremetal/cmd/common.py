@@ -72,7 +72,8 @@ def setup_database(auto_upgrade: bool) -> None:
     engine = db.configure(url, CONF.database.sqlite_synchronous_normal,
                           CONF.database.max_pool_size or 20)
     if auto_upgrade:
-        if not migration.is_current(engine):
+        if not migration.is_current(engine) and \
+                not migration.create_schema(engine):
             migration.upgrade(engine)
     else:
         head = migration.version(engine)

@@ -29,10 +29,9 @@ def main(argv: list[str] | None = None) -> None:
     elif cmd == 'version':
         print(migration.version(engine))
     elif cmd == 'create_schema':
-        try:
-            migration.create_schema(engine)
-        except RuntimeError as e:
-            print(str(e), file=sys.stderr)
+        if not migration.create_schema(engine):
+            print('create_schema needs an empty database; use "upgrade" '
+                  'for an existing one', file=sys.stderr)
             sys.exit(1)
         print(migration.version(engine))
 

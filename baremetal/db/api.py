@@ -16,7 +16,6 @@ from typing import Any
 import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
-from oslo_db.sqlalchemy import engines
 from oslo_db.sqlalchemy import exc_filters
 from oslo_log import log
 
@@ -78,6 +77,10 @@ def configure(url: str, synchronous_normal: bool = True,
             cur.close()
         _write_lock = threading.Lock()
     else:
+        # oslo.db's engine set-up (and the ~0.1 s of imports behind it)
+        # only where it is used: the embedded server on SQLite starts
+        # without it
+        from oslo_db.sqlalchemy import engines
         engine = engines.create_engine(url, max_pool_size=max_pool_size,
                                        max_overflow=max_pool_size,
                                        pool_timeout=30)
@@ -88,7 +91,9 @@ def configure(url: str, synchronous_normal: bool = True,
              if sqlite and not memory else None)
     _engine = engine
     _prepared = prepared.Cache() if sqlite else None
-    _RESERVE_STMTS.clear()  # they depend on the dialect (RETURNING)
+    # they depend on the dialect (RETURNING)
+    _RESERVE_STMTS.clear()
+    _INSERT_STMTS.clear()
     return engine
 
 
@@ -210,16 +215,38 @@ def _cols(table: sa.Table, columns: Iterable[str] | None):
 
 # --------------------------------------------------------------- generic
 
+_INSERT_STMTS: dict = {}
+
+
+def _insert_stmt(table: sa.Table, keys: tuple[str, ...]):
+    """INSERT INTO table (<keys>) [RETURNING id], built once per column
+    set."""
+    stmt = _INSERT_STMTS.get((table.name, keys))
+    if stmt is None:
+        stmt = table.insert().values(
+            {k: sa.bindparam('v_' + k) for k in keys})
+        if engine().dialect.insert_returning:
+            stmt = stmt.returning(table.c.id)
+        _INSERT_STMTS[(table.name, keys)] = stmt
+    return stmt
+
+
 def create(table: sa.Table, values: dict) -> dict:
     """Insert a row; translate unique violations into Conflict errors."""
     values = dict(values)
     if 'uuid' in table.c and not values.get('uuid'):
         values['uuid'] = _new_uuid()
     values.setdefault('created_at', utcnow())
+    stmt = _insert_stmt(table, tuple(sorted(values)))
     try:
         with writer() as conn:
-            res = conn.execute(table.insert().values(**values))
-            values['id'] = res.inserted_primary_key[0]
+            params = {'v_' + k: v for k, v in values.items()}
+            if engine().dialect.insert_returning:
+                rows, _ = prepared.run(_prepared, conn, stmt, params)
+                values['id'] = rows[0]['id']
+            else:
+                res = conn.execute(stmt, params)
+                values['id'] = res.inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
     except db_exc.DBReferenceError as e:
@@ -480,19 +507,40 @@ def release_reservations_of(hosts: Iterable[str]) -> list[dict]:
     return rows
 
 
-def destroy_node(node_id: int, where: Iterable = ()) -> int:
-    """Delete a node and everything hanging off it in one transaction."""
+_DESTROY_STMTS: list = []
+
+
+def _destroy_stmts() -> list:
+    """DELETE the node (any / only if unreserved), DELETE what hangs off
+    it, unlink its allocations: built once."""
+    if not _DESTROY_STMTS:
+        nid = sa.bindparam('_node')
+        _DESTROY_STMTS.append(NODES.delete().where(NODES.c.id == nid))
+        _DESTROY_STMTS.append(NODES.delete().where(
+            NODES.c.id == nid, NODES.c.reservation.is_(None)))
+        for t in (PORTS, PORTGROUPS, TRAITS, BIOS,
+                  T['volume_connectors'], T['volume_targets']):
+            _DESTROY_STMTS.append(t.delete().where(t.c.node_id == nid))
+        allocs = T['allocations']
+        _DESTROY_STMTS.append(allocs.update()
+                              .where(allocs.c.node_id == nid)
+                              .values(node_id=None))
+    return _DESTROY_STMTS
+
+
+def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
+    """Delete a node and everything hanging off it in one transaction
+    (``only_unreserved``: not while someone holds its lock)."""
+    any_, unreserved, *rest = _destroy_stmts()
+    params = {'_node': node_id}
     with writer() as conn:
-        res = conn.execute(NODES.delete().where(NODES.c.id == node_id,
-                                                *where))
-        if res.rowcount:
-            for t in (PORTS, PORTGROUPS, TRAITS, BIOS,
-                      T['volume_connectors'], T['volume_targets']):
-                conn.execute(t.delete().where(t.c.node_id == node_id))
-            conn.execute(T['allocations'].update()
-                         .where(T['allocations'].c.node_id == node_id)
-                         .values(node_id=None))
-        return res.rowcount
+        count = prepared.run(_prepared, conn,
+                             unreserved if only_unreserved else any_,
+                             params)[1]
+        if count:
+            for stmt in rest:
+                prepared.run(_prepared, conn, stmt, params)
+        return count
 
 
 _TRAITS_OF_ONE = sa.select(TRAITS.c.trait).where(

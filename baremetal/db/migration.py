@@ -48,18 +48,25 @@ def version(engine: sa.engine.Engine) -> str | None:
         return ctx.get_current_revision()
 
 
-def create_schema(engine: sa.engine.Engine) -> None:
-    """Create the schema from the models and stamp it at head.
+_VERSION_TABLE = sa.Table(
+    'alembic_version', sa.MetaData(),
+    sa.Column('version_num', sa.String(32), nullable=False),
+    sa.PrimaryKeyConstraint('version_num', name='alembic_version_pkc'))
 
-    Only for an empty database; existing databases use ``upgrade``.
-    """
-    import alembic.command
+
+def create_schema(engine: sa.engine.Engine) -> bool:
+    """On an empty database: create the schema from the models and stamp
+    it at HEAD (alembic's own version table, written without loading
+    alembic: a first start saves ~0.4 s).  A unit test checks that the
+    migrations build the same schema.  Returns False, changing nothing,
+    if the database has tables already (they need ``upgrade``)."""
     with engine.begin() as conn:
         if sa.inspect(conn).get_table_names():
-            raise RuntimeError('create_schema needs an empty database; '
-                               'use "upgrade" for an existing one')
+            return False
         models.Base.metadata.create_all(conn)
-        alembic.command.stamp(_config(conn), 'head')
+        _VERSION_TABLE.create(conn)
+        conn.execute(_VERSION_TABLE.insert().values(version_num=HEAD))
+    return True
 
 
 def revision(engine: sa.engine.Engine, message: str,

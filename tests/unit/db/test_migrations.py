@@ -73,10 +73,19 @@ def test_retired_migration_keeps_old_nodes(engine):
 
 
 def test_create_schema_needs_an_empty_database(engine):
-    migration.create_schema(engine)
-    assert migration.version(engine) == '0002'
-    with pytest.raises(RuntimeError):
-        migration.create_schema(engine)
+    assert migration.create_schema(engine)
+    assert migration.version(engine) == migration.HEAD   # alembic reads it
+    assert migration.is_current(engine)
+    assert not migration.create_schema(engine)
+    migration.upgrade(engine)             # nothing to do, and no error
+    assert migration.version(engine) == migration.HEAD
+
+
+def test_create_schema_equals_the_migrations(engine):
+    """What a first start creates (models + stamp) is what the
+    migrations build."""
+    assert migration.create_schema(engine)
+    assert _diff(engine) == []
 
 
 def test_is_current_on_an_empty_database_behind_oslo_db(tmp_path):

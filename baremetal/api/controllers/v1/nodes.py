@@ -355,7 +355,7 @@ def delete(req, node):
                    'are: %s, or set the node into maintenance mode'
             % (row['uuid'], row['provision_state'],
                ', '.join(sorted(state_machine.DELETE_ALLOWED_STATES))))
-    if not db.destroy_node(row['id'], (N.c.reservation.is_(None),)):
+    if not db.destroy_node(row['id'], only_unreserved=True):
         fresh = db.get_node(row['id'], ('uuid', 'reservation'))
         raise exception.NodeLocked(node=fresh['uuid'],
                                    host=fresh['reservation'])
