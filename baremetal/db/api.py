@@ -368,10 +368,13 @@ def delete(table: sa.Table, row_id: int) -> None:
 
 def query(table: sa.Table, filters: Iterable = (), columns=None,
           limit: int | None = None, marker: dict | None = None,
-          sort_key: str = 'id', sort_dir: str = 'asc') -> list[dict]:
+          sort_key: str = 'id', sort_dir: str = 'asc',
+          json_as_text: Iterable[str] = ()) -> list[dict]:
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
-    last row (keyset pagination, one query per page)."""
+    last row (keyset pagination, one query per page).  The JSON columns
+    in ``json_as_text`` may come back as their stored text (SQLite: a
+    page is rendered without decoding and encoding them again)."""
     key = table.c[sort_key]
     order = [key.asc() if sort_dir == 'asc' else key.desc()]
     if sort_key != 'id':
@@ -403,7 +406,8 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     if limit:
         stmt = stmt.limit(limit)
     with reader() as conn:
-        return prepared.run_once(_prepared is not None, conn, stmt)
+        return prepared.run_once(_prepared is not None, conn, stmt,
+                                 raw=frozenset(json_as_text))
 
 
 def count(table: sa.Table, filters: Iterable = ()) -> int:

@@ -26,7 +26,8 @@ class Unsupported(Exception):
 class Prepared:
     __slots__ = ('stmt', 'sql', 'binds', 'keys', 'procs')
 
-    def __init__(self, stmt, dialect) -> None:
+    def __init__(self, stmt, dialect, raw: frozenset = frozenset()
+                 ) -> None:
         compiled = stmt.compile(dialect=dialect)
         if any(b.expanding for b in compiled.binds.values()):
             raise Unsupported('IN lists are rendered per execution')
@@ -47,8 +48,10 @@ class Prepared:
         else:
             cols = []
         self.keys = tuple(k for k, _ in cols)
-        self.procs = tuple(t.dialect_impl(dialect).result_processor(
-            dialect, None) for _, t in cols)
+        # ``raw`` columns are returned as stored (JSON text, say)
+        self.procs = tuple(None if k in raw else
+                           t.dialect_impl(dialect).result_processor(
+                               dialect, None) for k, t in cols)
 
     def params(self, values: dict) -> tuple:
         out = []
@@ -73,12 +76,17 @@ class Prepared:
             res = conn.execute(self.stmt, values)
             rows = [dict(r) for r in res.mappings()] if self.keys else []
             return rows, res.rowcount
-        keys, procs = self.keys, self.procs
+        keys = self.keys
+        convert = [(k, p) for k, p in zip(keys, self.procs, strict=True)
+                   if p is not None]
         rows = []
         for row in raw:
-            rows.append({k: (p(v) if p is not None and v is not None
-                             else v)
-                         for k, p, v in zip(keys, procs, row, strict=True)})
+            d = dict(zip(keys, row, strict=True))
+            for k, p in convert:
+                v = d[k]
+                if v is not None:
+                    d[k] = p(v)
+            rows.append(d)
         return rows, cur.rowcount
 
 
@@ -108,12 +116,14 @@ def run(cache: Cache | None, conn: sa.engine.Connection, stmt,
 
 
 def run_once(sqlite: bool, conn: sa.engine.Connection, stmt,
-             values: dict | None = None) -> list[dict[str, Any]]:
+             values: dict | None = None, raw: frozenset = frozenset()
+             ) -> list[dict[str, Any]]:
     """Rows of an ad-hoc ``stmt`` (a page of a list: compiling it costs
-    less than SQLAlchemy's per-row work on a large page)."""
+    less than SQLAlchemy's per-row work on a large page).  On SQLite the
+    ``raw`` columns come back as stored, not decoded."""
     if sqlite:
         try:
-            p = Prepared(stmt, conn.dialect)
+            p = Prepared(stmt, conn.dialect, raw)
         except Unsupported:
             pass
         else:

@@ -11,9 +11,13 @@ import pytest
 from baremetal.cmd import wsgi
 
 
+ENTERED = threading.Event()
+
+
 def _app(release: threading.Event):
     def app(environ, start_response):
         if environ['PATH_INFO'] == '/slow':
+            ENTERED.set()
             release.wait(10)
         start_response('200 OK', [('Content-Type', 'text/plain'),
                                   ('Content-Length', '2')])
@@ -56,8 +60,9 @@ def test_blocked_request_does_not_hold_up_the_others(serve, monkeypatch):
 
     slow = []
     t = threading.Thread(target=lambda: slow.append(_get(port, '/slow')))
+    ENTERED.clear()
     t.start()
-    time.sleep(0.1)          # the only thread now waits in /slow
+    assert ENTERED.wait(10)  # the only thread now waits in /slow
     t0 = time.monotonic()
     assert _get(port, '/fast') == (200, b'ok')
     assert time.monotonic() - t0 < 5   # served by an added thread

@@ -3,6 +3,8 @@
 import functools
 from collections.abc import Iterable, Mapping
 
+import orjson
+
 from oslo_utils import strutils
 
 from baremetal.api import state
@@ -48,6 +50,12 @@ STEP_FIELDS = frozenset(('clean_step', 'deploy_step'))
 DICT_FIELDS = frozenset(('driver_info', 'driver_internal_info', 'extra',
                          'instance_info', 'properties', 'raid_config',
                          'target_raid_config'))
+
+
+# JSON fields shown as stored (no secrets to mask): a list page may hand
+# them over as their stored text, embedded in the response unparsed
+PASSED_THROUGH = (STEP_FIELDS | DICT_FIELDS) - {'driver_info',
+                                                'instance_info'}
 
 
 def visible_fields(version: int) -> list[str]:
@@ -171,8 +179,15 @@ class Renderer:
 
     def __init__(self, req, fields: Iterable[str],
                  lookups: Lookups, links: bool = True,
-                 sub_links: bool = False) -> None:
+                 sub_links: bool = False,
+                 columns: Iterable[str] | None = None) -> None:
         plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
+        # rows holding just ``columns``: copy each row whole (in C) and
+        # drop the few columns not shown, rather than pick field by field
+        self.drop: tuple[str, ...] | None = None
+        if columns is not None:
+            shown = {f for f, _ in plan}
+            self.drop = tuple(c for c in columns if c not in shown)
         # the common kinds in plain loops, the rest through the if-chain
         self.plain = tuple(f for f, k in plan if k == _PLAIN)
         self.dates = tuple(f for f, k in plan if k == _DATE)
@@ -202,12 +217,19 @@ class Renderer:
 
     def __call__(self, row: dict) -> dict:
         get = row.get
-        out = {f: get(f) for f in self.plain}
+        if self.drop is not None:
+            out = dict(row)
+            for c in self.drop:
+                del out[c]
+        else:
+            out = {f: get(f) for f in self.plain}
         for f in self.dates:
             v = get(f)
             out[f] = None if v is None else v.isoformat() + '+00:00'
         for f in self.dicts:
-            out[f] = get(f) or {}
+            v = get(f)
+            # stored JSON text (see PASSED_THROUGH) goes out as it is
+            out[f] = orjson.Fragment(v) if type(v) is str else (v or {})
         for f in self.bools:
             out[f] = bool(get(f))
         lookups = self.lookups

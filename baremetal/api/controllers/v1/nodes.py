@@ -153,9 +153,9 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                 if node_view.conductor_of(r) == conductor][:limit]
     else:
         rows = db.query(N, filters, cols, limit, marker, sort_key,
-                        sort_dir)
+                        sort_dir, json_as_text=node_view.PASSED_THROUGH)
     render = node_view.Renderer(req, fields, node_view.Lookups(rows, fields),
-                                sub_links=detail)
+                                sub_links=detail, columns=cols)
     nodes = [render(r) for r in rows]
     result = {'nodes': nodes}
     result.update(collection.next_link(req, resource, rows, limit))
