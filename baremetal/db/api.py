@@ -588,8 +588,9 @@ def traits_for_nodes(node_ids: list[int]) -> dict[int, list[str]]:
         return out
     with reader() as conn:
         if len(node_ids) == 1:
-            traits = [r[0] for r in conn.execute(
-                _TRAITS_OF_ONE, {'node_id': node_ids[0]})]
+            traits = [r['trait'] for r in prepared.run(
+                _prepared, conn, _TRAITS_OF_ONE,
+                {'node_id': node_ids[0]})[0]]
             return {node_ids[0]: traits} if traits else {}
         stmt = sa.select(TRAITS.c.node_id, TRAITS.c.trait)
         if len(node_ids) < 5000:
@@ -718,11 +719,14 @@ def nodes_in_states(provision_states: Iterable[str],
                 *extra)).mappings()]
 
 
+_BIOS_OF_ONE = sa.select(BIOS).where(
+    BIOS.c.node_id == sa.bindparam('node_id')).order_by(BIOS.c.name)
+
+
 def bios_settings(node_id: int) -> list[dict]:
     with reader() as conn:
-        return [dict(r) for r in conn.execute(
-            sa.select(BIOS).where(BIOS.c.node_id == node_id)
-            .order_by(BIOS.c.name)).mappings()]
+        return prepared.run(_prepared, conn, _BIOS_OF_ONE,
+                            {'node_id': node_id})[0]
 
 
 def replace_bios_settings(node_id: int, settings: list[dict]) -> None:
