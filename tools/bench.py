@@ -87,6 +87,30 @@ def ours(args) -> dict:
         shutil.rmtree(state, ignore_errors=True)
 
 
+def scale_out(args) -> dict:
+    """baremetal-api + 2 baremetal-conductor over RabbitMQ and PostgreSQL
+    (a fresh database and vhost), the cluster of the functional tests."""
+    sys.path.insert(0, ROOT)
+    from tests import services
+    from tests.functional import cluster
+    tmp = tempfile.mkdtemp(prefix='bm-bench-scale-')
+    c = cluster.Cluster(tmp, services.postgresql_url(),
+                        services.rabbit_url(), conductors=2,
+                        conductor={'sync_power_state_interval': 60,
+                                   'heartbeat_interval': 10,
+                                   'heartbeat_timeout': 60,
+                                   'hash_ring_reset_interval': 60,
+                                   'takeover_interval': 60})
+    try:
+        c.wait_conductors(list(c.conductors))
+        pids = ','.join(str(s.proc.pid) for s in
+                        [c.api] + list(c.conductors.values()))
+        return run_bench(c.api.endpoint, pids, 'baremetal-scale-out', args)
+    finally:
+        c.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def ironic(args) -> dict:
     script = os.path.join(BENCH, 'start_ironic.sh')
     env = dict(os.environ, PORT=str(args.ironic_port))
@@ -143,7 +167,13 @@ def report(results: dict) -> None:
         if 'startup_s' in r:
             print('  %-36s %s' % ('start-up to first answer (s)',
                                   r['startup_s']))
-    if len(results) == 2:
+    if 'scale-out' in results:
+        o, so = results['baremetal'], results['scale-out']
+        print('== scale-out / embedded (lower is better)')
+        for name, fn in FIGURES:
+            a, b = fn(so), fn(o)
+            print('  %-36s %.2fx' % (name, a / b if b else float('inf')))
+    if 'ironic' in results:
         o, i = results['baremetal'], results['ironic']
         print('== ratios (ironic / baremetal; higher is better)')
         for name, fn in FIGURES:
@@ -176,10 +206,15 @@ def main() -> None:
     p.add_argument('--port', type=int, default=6395)
     p.add_argument('--ironic', action='store_true',
                    help='also run OpenStack Ironic (start_ironic.sh)')
+    p.add_argument('--scale-out', action='store_true',
+                   help='also run baremetal-api + 2 conductors over '
+                        'RabbitMQ and PostgreSQL (local services)')
     p.add_argument('--ironic-port', type=int, default=6390)
     p.add_argument('--json-out')
     args = p.parse_args()
     results = {'baremetal': ours(args)}
+    if args.scale_out:
+        results['scale-out'] = scale_out(args)
     if args.ironic:
         results['ironic'] = ironic(args)
     report(results)

@@ -151,24 +151,10 @@ _open: _OpenConnections | None = None
 
 
 @contextlib.contextmanager
-def writer() -> Iterator[sa.engine.Connection]:
-    """A write transaction (serialised on SQLite)."""
-    with _write_lock:
-        kept = _open
-        if kept is None:
-            with engine().begin() as conn:
-                yield conn
-            return
-        conn = kept.take()
-        try:
-            with conn.begin():
-                yield conn
-        finally:
-            kept.give(conn)
-
-
-@contextlib.contextmanager
-def reader() -> Iterator[sa.engine.Connection]:
+def _connection() -> Iterator[sa.engine.Connection]:
+    """A connection for one block: a kept one on SQLite, else pooled.
+    Whatever transaction the block leaves open is rolled back (an open
+    read transaction would pin SQLite's WAL)."""
     kept = _open
     if kept is None:
         with engine().connect() as conn:
@@ -179,11 +165,23 @@ def reader() -> Iterator[sa.engine.Connection]:
         yield conn
     finally:
         try:
-            # end the read transaction: an open one would pin the WAL
             if conn.in_transaction():
                 conn.rollback()
         finally:
             kept.give(conn)
+
+
+@contextlib.contextmanager
+def writer() -> Iterator[sa.engine.Connection]:
+    """A write transaction (serialised on SQLite)."""
+    with _write_lock, _connection() as conn, conn.begin():
+        yield conn
+
+
+@contextlib.contextmanager
+def reader() -> Iterator[sa.engine.Connection]:
+    with _connection() as conn:
+        yield conn
 
 
 def _new_uuid() -> str:
