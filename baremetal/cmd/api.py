@@ -19,7 +19,8 @@ def main(argv: list[str] | None = None) -> None:
     common.setup_database(auto_upgrade=False)
     rpc = rpcapi.ConductorAPI(conf)
     app = api_app.setup_app(conf, rpc)
-    server = wsgi.make_server(app, conf, default_threads=64)
+    server = wsgi.make_server(app, conf, default_threads=64,
+                             min_threads=8, grow_after=0.25)
     common.settle_gc()
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     conductor.start()
     app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
                                                       local=conductor))
-    server = wsgi.make_server(app, conf, default_threads=16, elastic=True)
+    server = wsgi.make_server(app, conf, default_threads=16,
+                             min_threads=1)
     common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

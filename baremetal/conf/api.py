@@ -13,15 +13,16 @@ opts = [
     cfg.IntOpt('api_workers', min=1,
                sample_default='16 (baremetal-server), 64 (baremetal-api)',
                help='Most threads serving HTTP requests. Unset: 16 in '
-                    'baremetal-server and 64 in baremetal-api. '
-                    'baremetal-api, whose requests wait on conductors, '
-                    'runs all of them. baremetal-server, whose requests '
-                    'are CPU work under one interpreter lock, starts with '
-                    'one and adds a thread only when requests wait while '
-                    'none has finished for 25 ms (a request blocked, e.g. '
-                    'on a BMC); threads idle for 2 s are retired. '
-                    '(Measured: one thread serves about twice the requests '
-                    'per second of sixteen busy ones.)'),
+                    'baremetal-server and 64 in baremetal-api. The pool '
+                    'is elastic: baremetal-server starts with one thread, '
+                    'baremetal-api with eight (its requests also wait on '
+                    'conductors), and a thread is added only when requests '
+                    'wait while none has finished for 25 ms (250 ms in '
+                    'baremetal-api): a request is blocked, e.g. on a BMC. '
+                    'Threads idle for 2 s are retired. (Measured: one '
+                    'thread serves about twice the requests per second of '
+                    'sixteen busy ones, which contend for the interpreter '
+                    'lock.)'),
     cfg.IntOpt('connection_limit', default=1024, min=1,
                help='Accepted connections waiting for a thread, and idle '
                     'keep-alive connections kept open, at most.'),

@@ -9,6 +9,7 @@ is locked"; WAL lets readers run beside the writer.
 import contextlib
 import datetime
 import threading
+import time
 import uuid as uuidlib
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -87,8 +88,14 @@ def configure(url: str, synchronous_normal: bool = True,
         _write_lock = contextlib.nullcontext()
     if _open is not None:
         _open.close_all()
-    _open = (_OpenConnections(engine, max_pool_size)
-             if sqlite and not memory else None)
+    if memory:
+        _open = None
+    elif sqlite:
+        _open = _OpenConnections(engine, max_pool_size)
+    else:
+        # half the pool stays open with us; the rest remains for bursts
+        _open = _OpenConnections(engine, max(1, max_pool_size // 2),
+                                 ping_after=5.0)
     _engine = engine
     _prepared = prepared.Cache() if sqlite else None
     # they depend on the dialect (RETURNING)
@@ -104,40 +111,53 @@ def engine() -> sa.engine.Engine:
 
 
 class _OpenConnections:
-    """Connections kept open between uses (SQLite only).
+    """Connections kept open between uses.
 
     Checking a connection out of SQLAlchemy's pool and back in costs more
-    than running a statement on SQLite, and every API request and
-    conductor step runs a few.  Here a block takes an open connection
-    from a stack and puts it back: the most recently used (warm) ones go
-    first, and only as many stay open as were ever in use at once.
+    than running a statement on SQLite, and on PostgreSQL/MySQL oslo.db's
+    pool also pings the server at every checkout.  Here a block takes an
+    open connection from a stack and puts it back: the most recently used
+    (warm) ones go first, and only as many stay open as were ever in use
+    at once (at most ``keep``).  On a server database a connection idle
+    for longer than ``ping_after`` seconds is pinged before use, and
+    dropped if the server has gone, as the pool's pre-ping would.
     """
 
     def __init__(self, eng: sa.engine.Engine | None = None,
-                 keep: int = 0) -> None:
+                 keep: int = 0, ping_after: float | None = None) -> None:
         self.engine = eng
         self.keep = keep
-        self._stack: list[sa.engine.Connection] = []
+        self.ping_after = ping_after
+        self._stack: list[tuple[sa.engine.Connection, float]] = []
 
     def take(self) -> sa.engine.Connection:
         while True:
             try:
-                conn = self._stack.pop()
+                conn, used = self._stack.pop()
             except IndexError:
                 return self.engine.connect()
-            if not (conn.closed or conn.invalidated):
-                return conn
+            if conn.closed or conn.invalidated:
+                continue
+            if self.ping_after is not None and \
+                    time.monotonic() - used > self.ping_after:
+                try:
+                    conn.exec_driver_sql('SELECT 1')
+                    conn.rollback()
+                except Exception:
+                    _close_quietly(conn)
+                    continue
+            return conn
 
     def give(self, conn: sa.engine.Connection) -> None:
         if conn.closed or conn.invalidated or \
                 len(self._stack) >= self.keep:
             _close_quietly(conn)
         else:
-            self._stack.append(conn)
+            self._stack.append((conn, time.monotonic()))
 
     def close_all(self) -> None:
         while self._stack:
-            _close_quietly(self._stack.pop())
+            _close_quietly(self._stack.pop()[0])
 
 
 def _close_quietly(conn: sa.engine.Connection) -> None:

@@ -31,7 +31,7 @@ def serve():
 
     def start(threads, elastic, release):
         server = wsgi.Server(_app(release), '127.0.0.1', 0, threads, 64,
-                             elastic=elastic)
+                             min_threads=1 if elastic else None)
         threading.Thread(target=server.run, daemon=True).start()
         made.append((server, release))
         return server
@@ -99,3 +99,17 @@ def test_fixed_pool_is_not_elastic(serve):
     server = serve(3, False, threading.Event())
     assert server.threads == 3 and not server.elastic
     assert _get(server.effective_port, '/fast') == (200, b'ok')
+
+
+def test_a_minimum_stays(serve, monkeypatch):
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.1)
+    server = wsgi.Server(_app(threading.Event()), '127.0.0.1', 0, 8, 64,
+                         min_threads=3)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        assert server.elastic and server.threads == 3
+        assert _get(server.effective_port, '/fast') == (200, b'ok')
+        time.sleep(0.5)
+        assert server.threads == 3
+    finally:
+        server.close()

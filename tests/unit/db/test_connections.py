@@ -73,3 +73,28 @@ def test_threads_use_separate_connections(api):
     for t in threads:
         t.join(10)
     assert len({id(c) for c in seen}) == 4
+
+
+def test_server_database_connection_checked_after_idle(tmp_path,
+                                                        monkeypatch):
+    """On PostgreSQL kept connections are pinged after being idle; one
+    the server dropped meanwhile is replaced, not handed out."""
+    from tests import services
+    url = services.db_url('postgresql')
+    db.configure(url)
+    try:
+        with db.reader() as conn:
+            pid = conn.exec_driver_sql('SELECT pg_backend_pid()').scalar()
+        with db.reader() as again:
+            assert again is conn            # kept, no ping needed
+        admin = sa.create_engine(url, isolation_level='AUTOCOMMIT')
+        with admin.connect() as a:
+            a.exec_driver_sql('SELECT pg_terminate_backend(%d)' % pid)
+        admin.dispose()
+        monkeypatch.setattr(db._open, 'ping_after', 0.0)
+        with db.reader() as fresh:
+            assert fresh.exec_driver_sql(
+                'SELECT pg_backend_pid()').scalar() != pid
+    finally:
+        db._open.close_all()
+        db.engine().dispose()
