@@ -40,6 +40,9 @@ _engine: sa.engine.Engine | None = None
 _prepared: prepared.Cache | None = None
 _write_lock: Any = contextlib.nullcontext()
 
+# For idempotent delete-then-insert transactions: on MySQL/MariaDB two of
+# them at once (conductors registering together) can deadlock on gap
+# locks; the loser is rolled back and simply runs again.
 retry_on_deadlock = oslo_db_api.wrap_db_retry(
     max_retries=5, retry_on_deadlock=True, inc_retry_interval=True,
     max_retry_interval=0.5)
@@ -550,6 +553,7 @@ def _destroy_stmts() -> list:
     return _DESTROY_STMTS
 
 
+@retry_on_deadlock
 def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     """Delete a node and everything hanging off it in one transaction
     (``only_unreserved``: not while someone holds its lock)."""
@@ -618,6 +622,7 @@ def traits_for_nodes(node_ids: list[int]) -> dict[int, list[str]]:
     return out
 
 
+@retry_on_deadlock
 def set_node_traits(node_id: int, traits: list[str]) -> None:
     now = utcnow()
     with writer() as conn:
@@ -645,6 +650,7 @@ def delete_node_trait(node_id: int, trait: str) -> int:
 
 # ------------------------------------------------------------ conductors
 
+@retry_on_deadlock
 def register_conductor(hostname: str, group: str,
                        interfaces: list[dict]) -> dict:
     """Register (or re-register) a conductor and what it offers."""
@@ -747,6 +753,7 @@ def bios_settings(node_id: int) -> list[dict]:
                             {'node_id': node_id})[0]
 
 
+@retry_on_deadlock
 def replace_bios_settings(node_id: int, settings: list[dict]) -> None:
     now = utcnow()
     with writer() as conn:

@@ -98,3 +98,20 @@ def test_server_database_connection_checked_after_idle(tmp_path,
     finally:
         db._open.close_all()
         db.engine().dispose()
+
+
+def test_registration_deadlock_is_retried(api, monkeypatch):
+    """MariaDB may pick a registering conductor as a deadlock victim
+    when several start at once: the registration runs again."""
+    from oslo_db import exception as db_exc
+    real, calls = db.writer, []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise db_exc.DBDeadlock()
+        return real()
+    monkeypatch.setattr(db, 'writer', flaky)
+    db.register_conductor('deadlocked', '', [])
+    assert len(calls) == 2
+    assert 'deadlocked' in {c['hostname'] for c in db.list_conductors()}
