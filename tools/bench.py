@@ -149,6 +149,14 @@ def _read(r: dict, name: str):
     return read.get(name, {}).get('median_ms')
 
 
+def _lifecycle_ratios(title: str, top: dict, bottom: dict,
+                      fmt: str) -> None:
+    print(title)
+    for name, fn in FIGURES:
+        a, b = fn(top), fn(bottom)
+        print('  %-36s ' % name + fmt % (a / b if b else float('inf')))
+
+
 def report(results: dict) -> None:
     for label, r in results.items():
         print('== %s' % label)
@@ -168,17 +176,13 @@ def report(results: dict) -> None:
             print('  %-36s %s' % ('start-up to first answer (s)',
                                   r['startup_s']))
     if 'scale-out' in results:
-        o, so = results['baremetal'], results['scale-out']
-        print('== scale-out / embedded (lower is better)')
-        for name, fn in FIGURES:
-            a, b = fn(so), fn(o)
-            print('  %-36s %.2fx' % (name, a / b if b else float('inf')))
+        _lifecycle_ratios('== scale-out / embedded (lower is better)',
+                          results['scale-out'], results['baremetal'],
+                          '%.2fx')
     if 'ironic' in results:
         o, i = results['baremetal'], results['ironic']
-        print('== ratios (ironic / baremetal; higher is better)')
-        for name, fn in FIGURES:
-            a, b = fn(i), fn(o)
-            print('  %-36s %.1fx' % (name, a / b if b else float('inf')))
+        _lifecycle_ratios('== ratios (ironic / baremetal; higher is better)',
+                          i, o, '%.1fx')
         for name in ('list', 'list_detail', 'list_fields_paginated',
                      'get_node'):
             a, b = _read(i, name), _read(o, name)
