@@ -24,7 +24,7 @@ class Unsupported(Exception):
 
 
 class Prepared:
-    __slots__ = ('stmt', 'sql', 'binds', 'keys', 'procs')
+    __slots__ = ('stmt', 'sql', 'binds', 'keys', 'convert')
 
     def __init__(self, stmt, dialect, raw: frozenset = frozenset()
                  ) -> None:
@@ -48,10 +48,12 @@ class Prepared:
         else:
             cols = []
         self.keys = tuple(k for k, _ in cols)
-        # ``raw`` columns are returned as stored (JSON text, say)
-        self.procs = tuple(None if k in raw else
-                           t.dialect_impl(dialect).result_processor(
-                               dialect, None) for k, t in cols)
+        # (column, SQLAlchemy's result processor) for the columns that
+        # need one; ``raw`` columns are returned as stored (JSON text)
+        procs = ((k, None if k in raw else
+                  t.dialect_impl(dialect).result_processor(dialect, None))
+                 for k, t in cols)
+        self.convert = tuple((k, p) for k, p in procs if p is not None)
 
     def params(self, values: dict) -> tuple:
         out = []
@@ -76,9 +78,7 @@ class Prepared:
             res = conn.execute(self.stmt, values)
             rows = [dict(r) for r in res.mappings()] if self.keys else []
             return rows, res.rowcount
-        keys = self.keys
-        convert = [(k, p) for k, p in zip(keys, self.procs, strict=True)
-                   if p is not None]
+        keys, convert = self.keys, self.convert
         rows = []
         for row in raw:
             d = dict(zip(keys, row, strict=True))

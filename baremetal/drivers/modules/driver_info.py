@@ -4,6 +4,24 @@ malformed key, shared by the BMC drivers."""
 from baremetal.common import exception
 
 
+class Interface:
+    """What every interface of one BMC protocol shares: its driver_info
+    keys (``properties``) and their validation (``parse``, which raises
+    on what is missing or malformed)."""
+
+    properties: dict[str, str] = {}
+
+    @staticmethod
+    def parse(node, conf):
+        raise NotImplementedError
+
+    def get_properties(self):
+        return dict(self.properties)
+
+    def validate(self, task):
+        self.parse(task.node, task.conductor.conf)
+
+
 def required(node, keys: dict[str, str]) -> None:
     """Raise MissingParameterValue naming every missing key."""
     info = node.driver_info or {}

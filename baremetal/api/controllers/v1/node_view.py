@@ -224,8 +224,7 @@ class Renderer:
         else:
             out = {f: get(f) for f in self.plain}
         for f in self.dates:
-            v = get(f)
-            out[f] = None if v is None else v.isoformat() + '+00:00'
+            out[f] = iso(get(f))
         for f in self.dicts:
             v = get(f)
             # stored JSON text (see PASSED_THROUGH) goes out as it is

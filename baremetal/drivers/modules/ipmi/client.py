@@ -113,15 +113,12 @@ def _is_fatal(err: Exception) -> bool:
     return any(f in text for f in _FATAL)
 
 
-class Interface:
+class Interface(driver_info.Interface):
     """What every ipmi interface shares: its driver_info keys, their
     validation and the node's BMC."""
 
-    def get_properties(self):
-        return dict(PROPERTIES)
-
-    def validate(self, task):
-        parse(task.node, task.conductor.conf)
+    properties = PROPERTIES
+    parse = staticmethod(parse)
 
     def _bmc(self, task) -> 'BMC':
         return BMC(task.node, task.conductor.conf)

@@ -177,15 +177,12 @@ def get_system(node, conf):
         return conn.get_system(members[0])
 
 
-class Interface:
+class Interface(driver_info.Interface):
     """What every redfish interface shares: its driver_info keys, their
     validation and the node's ComputerSystem."""
 
-    def get_properties(self):
-        return dict(PROPERTIES)
-
-    def validate(self, task):
-        parse(task.node, task.conductor.conf)
+    properties = PROPERTIES
+    parse = staticmethod(parse)
 
     def _system(self, task):
         return get_system(task.node, task.conductor.conf)
