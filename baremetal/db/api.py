@@ -218,16 +218,6 @@ def is_uuid_like(value: Any) -> bool:
         return False
 
 
-def _ident_clause(table: sa.Table, ident: Any, by_name: bool = True):
-    if isinstance(ident, int):
-        return table.c.id == ident
-    if is_uuid_like(ident):
-        return table.c.uuid == str(ident).lower()
-    if by_name and 'name' in table.c:
-        return table.c.name == ident
-    return None
-
-
 def _cols(table: sa.Table, columns: Iterable[str] | None):
     if not columns:
         return [table]
@@ -368,16 +358,14 @@ def update(table: sa.Table, row_id: int, values: dict,
     try:
         with writer() as conn:
             if where:
-                res = conn.execute(table.update()
-                                   .where(table.c.id == row_id, *where)
-                                   .values(**values))
-            else:
-                keys = tuple(sorted(values))
-                params = {'v_' + k: v for k, v in values.items()}
-                params['_row_id'] = row_id
-                return prepared.run(_prepared, conn,
-                                    _update_stmt(table, keys), params)[1]
-            return res.rowcount
+                return conn.execute(table.update()
+                                    .where(table.c.id == row_id, *where)
+                                    .values(**values)).rowcount
+            params = {'v_' + k: v for k, v in values.items()}
+            params['_row_id'] = row_id
+            return prepared.run(_prepared, conn,
+                                _update_stmt(table, tuple(sorted(values))),
+                                params)[1]
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
 
