@@ -71,11 +71,19 @@ def configure(overrides: dict | None = None) -> None:
 
 class Harness:
     def __init__(self, tmp_path, overrides: dict | None = None,
-                 version: str = '1.61') -> None:
+                 version: str = '1.61', db_url: str | None = None) -> None:
+        """``db_url``: an empty server database (tests/services.py) to
+        use instead of a fresh SQLite file."""
         CONF.reset()
         configure(overrides)
         CONF.set_override('host', 'test-conductor')
-        url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
+        if db_url is None:
+            url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
+        else:
+            url = db_url
+            engine = sa.create_engine(url)
+            assert migration.create_schema(engine)
+            engine.dispose()
         db.configure(url)
         self.conductor = service.Conductor(CONF)
         self.conductor.register()
@@ -87,6 +95,7 @@ class Harness:
         self.conductor.workers.wait_idle(10)
         self.conductor.workers.shutdown(wait=False)
         self.conductor.periodic_pool.shutdown(wait=False)
+        db.close_connections()
         db.engine().dispose()
         for k in list(FAKE_ONLY):
             CONF.clear_override(k)

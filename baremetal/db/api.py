@@ -4,6 +4,14 @@ Rows cross this boundary as plain dicts.  Library errors are turned into
 baremetal exceptions here.  On SQLite (the embedded server) writes are
 serialised by a process lock, so concurrent workers never see "database
 is locked"; WAL lets readers run beside the writer.
+
+Three kinds of block: ``writer()`` (a transaction of several
+statements), ``single()`` (one write statement, committed on its own)
+and ``reader()``.  On PostgreSQL the last two run on autocommit
+connections: each is one round trip to the server instead of three
+(BEGIN, the statement, COMMIT or ROLLBACK), and under PostgreSQL's READ
+COMMITTED isolation every statement of a read block sees its own
+snapshot either way.
 """
 
 import contextlib
@@ -36,7 +44,8 @@ HW_IFACES = T['conductor_hardware_interfaces']
 BIOS = T['bios_settings']
 
 _engine: sa.engine.Engine | None = None
-# statements built once run prepared on SQLite (see prepared.py)
+# statements built once run prepared on SQLite and on PostgreSQL's
+# autocommit connections (see prepared.py)
 _prepared: prepared.Cache | None = None
 _write_lock: Any = contextlib.nullcontext()
 
@@ -55,7 +64,7 @@ def utcnow() -> datetime.datetime:
 def configure(url: str, synchronous_normal: bool = True,
               max_pool_size: int = 20) -> sa.engine.Engine:
     """Create the engine for ``url``; call once per process."""
-    global _engine, _write_lock, _open, _prepared
+    global _engine, _write_lock, _open, _open_auto, _prepared
     sqlite = url.startswith('sqlite')
     memory = sqlite and (':memory:' in url or
                          url in ('sqlite://', 'sqlite:///'))
@@ -89,18 +98,24 @@ def configure(url: str, synchronous_normal: bool = True,
                                        max_overflow=max_pool_size,
                                        pool_timeout=30)
         _write_lock = contextlib.nullcontext()
-    if _open is not None:
-        _open.close_all()
+    close_connections()
+    postgresql = engine.dialect.name == 'postgresql'
+    _open_auto = None
     if memory:
         _open = None
     elif sqlite:
         _open = _OpenConnections(engine, max_pool_size)
     else:
-        # half the pool stays open with us; the rest remains for bursts
-        _open = _OpenConnections(engine, max(1, max_pool_size // 2),
-                                 ping_after=5.0)
+        # half the pool stays open with us, and on PostgreSQL as many
+        # again in autocommit; the pool (twice that) has room for bursts
+        keep = max(1, max_pool_size // 2)
+        if postgresql:
+            _open_auto = _OpenConnections(engine, keep, ping_after=5.0,
+                                          autocommit=True)
+        _open = _OpenConnections(engine, keep, ping_after=5.0)
     _engine = engine
-    _prepared = prepared.Cache() if sqlite else None
+    _prepared = (prepared.Cache(always=True) if sqlite else
+                 prepared.Cache(always=False) if postgresql else None)
     # they depend on the dialect (RETURNING)
     _RESERVE_STMTS.clear()
     _INSERT_STMTS.clear()
@@ -111,6 +126,13 @@ def engine() -> sa.engine.Engine:
     if _engine is None:
         raise RuntimeError('database not configured')
     return _engine
+
+
+def close_connections() -> None:
+    """Close the connections kept open (shutdown, tests)."""
+    for kept in (_open, _open_auto):
+        if kept is not None:
+            kept.close_all()
 
 
 class _OpenConnections:
@@ -127,10 +149,12 @@ class _OpenConnections:
     """
 
     def __init__(self, eng: sa.engine.Engine | None = None,
-                 keep: int = 0, ping_after: float | None = None) -> None:
+                 keep: int = 0, ping_after: float | None = None,
+                 autocommit: bool = False) -> None:
         self.engine = eng
         self.keep = keep
         self.ping_after = ping_after
+        self.autocommit = autocommit
         self._stack: list[tuple[sa.engine.Connection, float]] = []
 
     def take(self) -> sa.engine.Connection:
@@ -138,7 +162,10 @@ class _OpenConnections:
             try:
                 conn, used = self._stack.pop()
             except IndexError:
-                return self.engine.connect()
+                conn = self.engine.connect()
+                if self.autocommit:
+                    conn.execution_options(isolation_level='AUTOCOMMIT')
+                return conn
             if conn.closed or conn.invalidated:
                 continue
             if self.ping_after is not None and \
@@ -171,14 +198,18 @@ def _close_quietly(conn: sa.engine.Connection) -> None:
 
 
 _open: _OpenConnections | None = None
+_open_auto: _OpenConnections | None = None   # PostgreSQL only
 
 
 @contextlib.contextmanager
-def _connection() -> Iterator[sa.engine.Connection]:
-    """A connection for one block: a kept one on SQLite, else pooled.
-    Whatever transaction the block leaves open is rolled back (an open
-    read transaction would pin SQLite's WAL)."""
-    kept = _open
+def _connection(autocommit: bool = False
+                ) -> Iterator[sa.engine.Connection]:
+    """A connection for one block: a kept one (``autocommit``: in
+    autocommit mode where the database has them), else pooled.  Whatever
+    transaction the block leaves open is rolled back (an open read
+    transaction would pin SQLite's WAL)."""
+    kept = (_open_auto if autocommit and _open_auto is not None
+            else _open)
     if kept is None:
         with engine().connect() as conn:
             yield conn
@@ -202,8 +233,20 @@ def writer() -> Iterator[sa.engine.Connection]:
 
 
 @contextlib.contextmanager
+def single() -> Iterator[sa.engine.Connection]:
+    """One write statement, atomic on its own: in autocommit on
+    PostgreSQL (one round trip), a ``writer()`` transaction elsewhere."""
+    if _open_auto is None:
+        with writer() as conn:
+            yield conn
+        return
+    with _connection(autocommit=True) as conn:
+        yield conn
+
+
+@contextlib.contextmanager
 def reader() -> Iterator[sa.engine.Connection]:
-    with _connection() as conn:
+    with _connection(autocommit=True) as conn:
         yield conn
 
 
@@ -250,7 +293,7 @@ def create(table: sa.Table, values: dict) -> dict:
     values.setdefault('created_at', utcnow())
     stmt = _insert_stmt(table, tuple(sorted(values)))
     try:
-        with writer() as conn:
+        with single() as conn:
             params = {'v_' + k: v for k, v in values.items()}
             if engine().dialect.insert_returning:
                 rows, _ = prepared.run(_prepared, conn, stmt, params)
@@ -356,7 +399,7 @@ def update(table: sa.Table, row_id: int, values: dict,
     values.setdefault('updated_at', utcnow())
     where = tuple(where)
     try:
-        with writer() as conn:
+        with single() as conn:
             if where:
                 return conn.execute(table.update()
                                     .where(table.c.id == row_id, *where)
@@ -371,7 +414,7 @@ def update(table: sa.Table, row_id: int, values: dict,
 
 
 def delete(table: sa.Table, row_id: int) -> None:
-    with writer() as conn:
+    with single() as conn:
         conn.execute(table.delete().where(table.c.id == row_id))
 
 
@@ -382,7 +425,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
     last row (keyset pagination, one query per page).  The JSON columns
-    in ``json_as_text`` may come back as their stored text (SQLite: a
+    in ``json_as_text`` may come back as their stored text (prepared: a
     page is rendered without decoding and encoding them again)."""
     key = table.c[sort_key]
     order = [key.asc() if sort_dir == 'asc' else key.desc()]
@@ -415,7 +458,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     if limit:
         stmt = stmt.limit(limit)
     with reader() as conn:
-        return prepared.run_once(_prepared is not None, conn, stmt,
+        return prepared.run_once(_prepared, conn, stmt,
                                  raw=frozenset(json_as_text))
 
 
@@ -460,7 +503,10 @@ def reserve_node(host: str, ident: Any) -> dict:
         raise exception.NodeNotFound(node=ident)
     by, value = found
     take, read, returning = _reserve_stmts(by)
-    with writer() as conn:
+    # with RETURNING the UPDATE alone decides and answers; the SELECT
+    # after it only tells why not (or, without RETURNING, reads the node
+    # the UPDATE took in the same transaction)
+    with single() if returning else writer() as conn:
         rows, count = prepared.run(_prepared, conn, take,
                                    {'ident': value, 'host': host})
         if returning:
@@ -499,7 +545,7 @@ def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
         _RELEASE_STMTS[keys] = stmt
     params = {'v_' + k: v for k, v in vals.items()}
     params.update(_row_id=node_id, _host=host)
-    with writer() as conn:
+    with single() as conn:
         return prepared.run(_prepared, conn, stmt, params)[1] == 1
 
 
@@ -631,7 +677,7 @@ def add_node_trait(node_id: int, trait: str) -> None:
 
 
 def delete_node_trait(node_id: int, trait: str) -> int:
-    with writer() as conn:
+    with single() as conn:
         return conn.execute(TRAITS.delete().where(
             TRAITS.c.node_id == node_id, TRAITS.c.trait == trait)).rowcount
 
@@ -667,7 +713,7 @@ def register_conductor(hostname: str, group: str,
 
 
 def touch_conductor(hostname: str) -> bool:
-    with writer() as conn:
+    with single() as conn:
         res = conn.execute(CONDUCTORS.update()
                            .where(CONDUCTORS.c.hostname == hostname)
                            .values(updated_at=utcnow(), online=True))
@@ -675,7 +721,7 @@ def touch_conductor(hostname: str) -> bool:
 
 
 def unregister_conductor(hostname: str) -> None:
-    with writer() as conn:
+    with single() as conn:
         conn.execute(CONDUCTORS.update()
                      .where(CONDUCTORS.c.hostname == hostname)
                      .values(online=False, updated_at=utcnow()))

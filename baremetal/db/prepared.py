@@ -1,5 +1,5 @@
-"""The hottest statements, compiled once and run straight on the SQLite
-driver.
+"""The hottest statements, compiled once and run straight on the
+database driver.
 
 SQLAlchemy Core spends ~100 us of Python per statement on execution
 contexts, events and result rows; SQLite itself needs ~20 us to find a
@@ -8,12 +8,15 @@ SQLAlchemy for the dialect, and its parameters and results still go
 through SQLAlchemy's own type processors (DateTime, Boolean, JSON), so
 rows are the same dicts ``conn.execute`` would give; only the per-call
 machinery is skipped (``before_cursor_execute`` listeners are still
-called, so statement counters see these too).  Only on SQLite; any
-driver error re-runs the statement through SQLAlchemy, which raises it
-translated as usual.
+called, so statement counters see these too).
+
+Where: on SQLite always; on PostgreSQL on autocommit connections (one
+statement, its own transaction), where a failed statement leaves no
+aborted transaction behind.  Any driver error re-runs the statement
+through SQLAlchemy, which raises it translated as usual (oslo.db's
+exception filters).
 """
 
-import sqlite3
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,20 +27,41 @@ class Unsupported(Exception):
 
 
 class Prepared:
-    __slots__ = ('stmt', 'sql', 'binds', 'keys', 'convert')
+    __slots__ = ('stmt', 'sql', 'binds', 'positional', 'keys', 'convert')
 
     def __init__(self, stmt, dialect, raw: frozenset = frozenset()
                  ) -> None:
         compiled = stmt.compile(dialect=dialect)
-        if any(b.expanding for b in compiled.binds.values()):
-            raise Unsupported('IN lists are rendered per execution')
+        if any(b.expanding or b.literal_execute
+               for b in compiled.binds.values()):
+            raise Unsupported('rendered per execution (IN lists, literal '
+                              'parameters)')
         self.stmt = stmt
         self.sql = compiled.string
-        # (name, type processor, the value the statement carries itself)
+        # qmark (sqlite3): a tuple in order; pyformat (psycopg2): a dict
+        # keyed by the names in the SQL text
+        self.positional = dialect.positional
+        names = (compiled.positiontup if self.positional
+                 else list(compiled.binds))
+        escaped = compiled.escaped_bind_names or {}
+        # columns SQLAlchemy fills from their Python-side default (an
+        # INSERT) or onupdate (an UPDATE) at each execution
+        defaults = {}
+        for col, default in (
+                [(c, c.default) for c in compiled.insert_prefetch] +
+                [(c, c.onupdate) for c in compiled.update_prefetch]):
+            if not default.is_scalar:
+                raise Unsupported('column %s: default computed per row'
+                                  % col.key)
+            defaults[col.key] = default.arg
+        # (name in the statement's values, name in the SQL, type
+        # processor, the value the statement carries itself)
         self.binds = tuple(
-            (name, compiled.binds[name].type.dialect_impl(dialect)
-             .bind_processor(dialect), compiled.binds[name].effective_value)
-            for name in compiled.positiontup or ())
+            (name, escaped.get(name, name),
+             compiled.binds[name].type.dialect_impl(dialect)
+             .bind_processor(dialect),
+             defaults.get(name, compiled.binds[name].effective_value))
+            for name in names or ())
         if isinstance(stmt, sa.Select):
             cols = [(k, c.type) for k, c in
                     stmt.selected_columns.items()]
@@ -55,12 +79,18 @@ class Prepared:
                  for k, t in cols)
         self.convert = tuple((k, p) for k, p in procs if p is not None)
 
-    def params(self, values: dict) -> tuple:
-        out = []
-        for name, proc, default in self.binds:
+    def params(self, values: dict) -> tuple | dict:
+        if self.positional:
+            out = []
+            for name, _, proc, default in self.binds:
+                v = values.get(name, default)
+                out.append(proc(v) if proc is not None else v)
+            return tuple(out)
+        named = {}
+        for name, key, proc, default in self.binds:
             v = values.get(name, default)
-            out.append(proc(v) if proc is not None else v)
-        return tuple(out)
+            named[key] = proc(v) if proc is not None else v
+        return named
 
     def run(self, conn: sa.engine.Connection, values: dict):
         """Execute; return (rows as dicts, rowcount)."""
@@ -69,15 +99,15 @@ class Prepared:
         listeners = conn.dispatch.before_cursor_execute
         if listeners:   # statement counters, profilers: they still see it
             listeners(conn, None, self.sql, params, None, False)
+        cur = dbapi.cursor()
         try:
-            cur = dbapi.execute(self.sql, params)
+            cur.execute(self.sql, params)
             raw = cur.fetchall() if self.keys else ()
-        except sqlite3.Error:
-            # SQLAlchemy runs it again and raises the error the way the
-            # rest of the code expects (oslo.db's translations)
-            res = conn.execute(self.stmt, values)
-            rows = [dict(r) for r in res.mappings()] if self.keys else []
-            return rows, res.rowcount
+            rowcount = cur.rowcount
+        except conn.dialect.loaded_dbapi.Error:
+            return _after_error(conn, self.stmt, values)
+        finally:
+            cur.close()
         keys, convert = self.keys, self.convert
         rows = []
         for row in raw:
@@ -87,14 +117,23 @@ class Prepared:
                 if v is not None:
                     d[k] = p(v)
             rows.append(d)
-        return rows, cur.rowcount
+        return rows, rowcount
 
 
 class Cache:
-    """Prepared forms of statement objects built once elsewhere."""
+    """Prepared forms of statement objects built once elsewhere.
 
-    def __init__(self) -> None:
+    ``always``: every connection runs them (SQLite); otherwise only
+    autocommit connections do (PostgreSQL), the others go through
+    SQLAlchemy."""
+
+    def __init__(self, always: bool = True) -> None:
+        self.always = always
         self._by_id: dict[int, Prepared] = {}
+
+    def usable(self, conn: sa.engine.Connection) -> bool:
+        return self.always or conn.get_execution_options().get(
+            'isolation_level') == 'AUTOCOMMIT'
 
     def clear(self) -> None:
         self._by_id.clear()
@@ -108,20 +147,20 @@ class Cache:
 
 def run(cache: Cache | None, conn: sa.engine.Connection, stmt,
         values: dict) -> tuple[list[dict[str, Any]], int]:
-    """Rows and rowcount of ``stmt`` (built once): prepared on SQLite
-    (``cache`` set), through SQLAlchemy otherwise."""
-    if cache is not None:
+    """Rows and rowcount of ``stmt`` (built once): prepared where the
+    ``cache`` allows it on ``conn``, through SQLAlchemy otherwise."""
+    if cache is not None and cache.usable(conn):
         return cache.get(stmt, conn.dialect).run(conn, values)
     return _through_sqlalchemy(conn, stmt, values)
 
 
-def run_once(sqlite: bool, conn: sa.engine.Connection, stmt,
+def run_once(cache: Cache | None, conn: sa.engine.Connection, stmt,
              values: dict | None = None, raw: frozenset = frozenset()
              ) -> list[dict[str, Any]]:
     """Rows of an ad-hoc ``stmt`` (a page of a list: compiling it costs
-    less than SQLAlchemy's per-row work on a large page).  On SQLite the
-    ``raw`` columns come back as stored, not decoded."""
-    if sqlite:
+    less than SQLAlchemy's per-row work on a large page).  The ``raw``
+    columns may come back as stored, not decoded (when run prepared)."""
+    if cache is not None and cache.usable(conn):
         try:
             p = Prepared(stmt, conn.dialect, raw)
         except Unsupported:
@@ -129,6 +168,13 @@ def run_once(sqlite: bool, conn: sa.engine.Connection, stmt,
         else:
             return p.run(conn, values or {})[0]
     return _through_sqlalchemy(conn, stmt, values or {})[0]
+
+
+def _after_error(conn, stmt, values):
+    """The driver refused the statement (a duplicate, a lost
+    connection): SQLAlchemy runs it again and raises the error the way
+    the rest of the code expects (oslo.db's translations)."""
+    return _through_sqlalchemy(conn, stmt, values)
 
 
 def _through_sqlalchemy(conn, stmt, values):

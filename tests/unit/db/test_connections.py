@@ -91,12 +91,12 @@ def test_server_database_connection_checked_after_idle(tmp_path,
         with admin.connect() as a:
             a.exec_driver_sql('SELECT pg_terminate_backend(%d)' % pid)
         admin.dispose()
-        monkeypatch.setattr(db._open, 'ping_after', 0.0)
+        monkeypatch.setattr(db._open_auto, 'ping_after', 0.0)
         with db.reader() as fresh:
             assert fresh.exec_driver_sql(
                 'SELECT pg_backend_pid()').scalar() != pid
     finally:
-        db._open.close_all()
+        db.close_connections()
         db.engine().dispose()
 
 

@@ -1,8 +1,10 @@
 """Prepared statements give exactly the rows SQLAlchemy gives (same
 types: datetimes, booleans, JSON, NULLs) and errors translated the same
-way."""
+way, on SQLite and on PostgreSQL's autocommit connections; the node
+functions built on them behave the same on every database."""
 
 import datetime
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -10,23 +12,44 @@ import sqlalchemy as sa
 from baremetal.common import exception
 from baremetal.db import api as db
 from baremetal.db import prepared
+from tests import harness
+from tests import services
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def prepared_db_api(request, tmp_path):
+    """The databases where statements run prepared."""
+    h = harness.Harness(tmp_path, db_url=services.db_url(request.param))
+    yield h
+    h.close()
 
 
 def _node(api, **fields):
     return db.get_node(api.create_node(**fields)['uuid'])
 
 
-def test_rows_match_sqlalchemy(api):
+def test_rows_match_sqlalchemy(prepared_db_api):
+    api = prepared_db_api
     node = _node(api, name='same', properties={'cpus': 4, 'x': [1, None]},
                  extra={'é': 'ü'})
     db.update(db.NODES, node['id'], {'maintenance': True,
                                      'maintenance_reason': None})
     stmt = sa.select(db.NODES).where(db.NODES.c.id == sa.bindparam('i'))
-    cache = prepared.Cache()
+    ran = []
+    real = prepared.Prepared.run
+    cache = db._prepared
     with db.reader() as conn:
-        fast, count = prepared.run(cache, conn, stmt, {'i': node['id']})
+        assert cache.usable(conn)
+        prepared.Prepared.run = lambda self, *a: ran.append(1) or real(
+            self, *a)
+        try:
+            fast, count = prepared.run(cache, conn, stmt,
+                                       {'i': node['id']})
+        finally:
+            prepared.Prepared.run = real
         slow = [dict(r) for r in conn.execute(
             stmt, {'i': node['id']}).mappings()]
+    assert ran, 'not run prepared'
     assert fast == slow and len(fast) == 1
     row = fast[0]
     assert row['maintenance'] is True
@@ -37,9 +60,11 @@ def test_rows_match_sqlalchemy(api):
     assert row['maintenance_reason'] is None
 
 
-def test_parameters_are_converted(api):
+def test_parameters_are_converted(any_db_api):
+    api = any_db_api
     node = _node(api, name='params')
-    when = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901)
+    # whole seconds: MySQL's DATETIME (as Ironic's schema) keeps no more
+    when = datetime.datetime(2026, 1, 2, 3, 4, 5)
     assert db.update(db.NODES, node['id'], {
         'maintenance': True, 'properties': {'a': [1, 2]},
         'provision_updated_at': when}) == 1
@@ -49,15 +74,47 @@ def test_parameters_are_converted(api):
     assert got['provision_updated_at'] == when
 
 
-def test_driver_errors_are_translated_as_usual(api):
-    _node(api, name='taken')
+def test_driver_errors_are_translated_as_usual(any_db_api):
+    api = any_db_api
+    taken = _node(api, name='taken')
     other = _node(api, name='free')
-    with pytest.raises(exception.DuplicateName):
-        db.update(db.NODES, other['id'], {'name': 'taken'})
+    for _ in range(2):   # the connection stays usable after the error
+        with pytest.raises(exception.DuplicateName):
+            db.update(db.NODES, other['id'], {'name': 'taken'})
+        with pytest.raises(exception.DuplicateName):
+            db.create(db.NODES, {'name': 'taken', 'driver': 'x'})
+        with pytest.raises(exception.NodeAlreadyExists):
+            db.create(db.NODES, {'uuid': taken['uuid'], 'driver': 'x'})
     assert db.get_node(other['uuid'])['name'] == 'free'
+    assert db.update(db.NODES, other['id'], {'name': 'renamed'}) == 1
+    assert db.get_node('renamed')['id'] == other['id']
 
 
-def test_reserve_and_release_through_prepared_statements(api):
+def test_a_lifecycle_runs_without_falling_back(prepared_db_api,
+                                              monkeypatch):
+    """The statements of a node's whole lifecycle run prepared as they
+    are (a statement the driver refused would be run again through
+    SQLAlchemy: correct, but twice the work)."""
+    api = prepared_db_api
+    refused = []
+    real = prepared._after_error
+    monkeypatch.setattr(prepared, '_after_error', lambda conn, stmt, v: (
+        refused.append(str(stmt)), real(conn, stmt, v))[1])
+    node = api.make_available(name='life', properties={'cpus': 2})
+    api.provision(node['uuid'], 'active')
+    api.wait_for(node['uuid'], 'active')
+    api.provision(node['uuid'], 'deleted')
+    api.wait_for(node['uuid'], 'available')
+    assert api.request('DELETE', '/v1/nodes/life')[0] == 204
+    assert refused == []
+    with pytest.raises(exception.DuplicateName):   # and errors do
+        api.create_node(name='x') and db.create(
+            db.NODES, {'name': 'x', 'driver': 'fake-hardware'})
+    assert len(refused) == 1
+
+
+def test_reserve_and_release_through_prepared_statements(any_db_api):
+    api = any_db_api
     node = _node(api, name='lock')
     row = db.reserve_node('host-a', node['uuid'])
     assert row['reservation'] == 'host-a' and row['name'] == 'lock'
@@ -67,3 +124,32 @@ def test_reserve_and_release_through_prepared_statements(api):
     got = db.get_node(node['uuid'])
     assert got['reservation'] is None and got['extra'] == {'k': 'v'}
     assert not db.release_node('host-a', node['id'])
+
+
+def test_postgresql_reads_and_single_writes_are_one_round_trip(tmp_path):
+    """On PostgreSQL a read block and a single() write run in autocommit:
+    no BEGIN before and no COMMIT/ROLLBACK after the statement (each
+    statement is its own transaction), and a write is visible to others
+    as soon as it ran."""
+    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    try:
+        node = _node(api, name='auto')
+        with db.reader() as conn:
+            first = conn.exec_driver_sql('SELECT now()').scalar()
+            time.sleep(0.01)
+            second = conn.exec_driver_sql('SELECT now()').scalar()
+            assert second > first    # not one transaction: two
+        with db.single() as conn:
+            conn.execute(db.NODES.update().where(
+                db.NODES.c.id == node['id']).values(description='seen'))
+            with db.reader() as other:
+                assert other is not conn
+                assert other.execute(
+                    sa.select(db.NODES.c.description).where(
+                        db.NODES.c.id == node['id'])).scalar() == 'seen'
+        with db.writer() as conn:   # several statements: a transaction
+            first = conn.exec_driver_sql('SELECT now()').scalar()
+            time.sleep(0.01)
+            assert conn.exec_driver_sql('SELECT now()').scalar() == first
+    finally:
+        api.close()
