@@ -421,18 +421,20 @@ def delete(table: sa.Table, row_id: int) -> None:
 def query(table: sa.Table, filters: Iterable = (), columns=None,
           limit: int | None = None, marker: dict | None = None,
           sort_key: str = 'id', sort_dir: str = 'asc',
-          json_as_text: Iterable[str] = ()) -> list[dict]:
+          json_as_text: Iterable[str] = (),
+          select: list | None = None) -> list[dict]:
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
     last row (keyset pagination, one query per page).  The JSON columns
     in ``json_as_text`` may come back as their stored text (prepared: a
-    page is rendered without decoding and encoding them again)."""
+    page is rendered without decoding and encoding them again).
+    ``select``: column expressions to select instead of ``columns``."""
     key = table.c[sort_key]
     order = [key.asc() if sort_dir == 'asc' else key.desc()]
     if sort_key != 'id':
         order.append(table.c.id.asc() if sort_dir == 'asc'
                      else table.c.id.desc())
-    stmt = sa.select(*_cols(table, columns)).where(*filters)
+    stmt = sa.select(*(select or _cols(table, columns))).where(*filters)
     if marker is not None:
         mval, mid = marker.get(sort_key), marker['id']
         after = (lambda c, v: c > v) if sort_dir == 'asc' else \

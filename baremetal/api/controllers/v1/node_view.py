@@ -50,6 +50,9 @@ STEP_FIELDS = frozenset(('clean_step', 'deploy_step'))
 DICT_FIELDS = frozenset(('driver_info', 'driver_internal_info', 'extra',
                          'instance_info', 'properties', 'raid_config',
                          'target_raid_config'))
+# booleans shown as false when unset
+BOOL_FIELDS = frozenset(('retired', 'maintenance', 'console_enabled',
+                         'protected'))
 
 
 # JSON fields shown as stored (no secrets to mask): a list page may hand
@@ -166,8 +169,8 @@ _PLAIN, _DATE, _DRIVER_INFO, _INSTANCE_INFO, _DICT, _PSTATE, _TRAITS, \
 _KINDS = {'driver_info': _DRIVER_INFO, 'instance_info': _INSTANCE_INFO,
           'provision_state': _PSTATE, 'traits': _TRAITS,
           'chassis_uuid': _CHASSIS, 'allocation_uuid': _ALLOCATION,
-          'conductor': _CONDUCTOR, 'retired': _BOOL, 'maintenance': _BOOL,
-          'console_enabled': _BOOL, 'protected': _BOOL}
+          'conductor': _CONDUCTOR}
+_KINDS.update({f: _BOOL for f in BOOL_FIELDS})
 _KINDS.update({f: _DATE for f in DATETIME_FIELDS})
 _KINDS.update({f: _DICT for f in STEP_FIELDS | DICT_FIELDS
                if f not in _KINDS})

@@ -9,6 +9,7 @@ from baremetal.api import hardware
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import versions
+from baremetal.api.controllers.v1 import node_json_sql
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
 from baremetal.common import exception
@@ -151,6 +152,15 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         rows = [r for r in db.query(N, filters, cols, None, marker,
                                     sort_key, sort_dir)
                 if node_view.conductor_of(r) == conductor][:limit]
+    elif node_json_sql.usable():
+        # SQLite writes the nodes' JSON (see node_json_sql)
+        page = node_json_sql.Page(req, fields, sub_links=detail)
+        rows = db.query(N, filters, None, limit, marker, sort_key,
+                        sort_dir, json_as_text=page.raw_columns,
+                        select=page.columns)
+        result = {'nodes': [page.render(r) for r in rows]}
+        result.update(collection.next_link(req, resource, rows, limit))
+        return result
     else:
         rows = db.query(N, filters, cols, limit, marker, sort_key,
                         sort_dir, json_as_text=node_view.PASSED_THROUGH)
