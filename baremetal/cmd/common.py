@@ -70,7 +70,7 @@ def database_url(create_dir: bool = True) -> str:
 def setup_database(auto_upgrade: bool) -> None:
     url = database_url()
     engine = db.configure(url, CONF.database.sqlite_synchronous_normal,
-                          CONF.database.max_pool_size or 20)
+                          CONF.database.max_pool_size or 10)
     if auto_upgrade:
         if not migration.is_current(engine) and \
                 not migration.create_schema(engine):

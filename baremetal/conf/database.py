@@ -11,8 +11,14 @@ opts = [
 ]
 
 
+# oslo.db's default pool is 5 connections (and as many again in bursts);
+# an API or conductor process serves dozens of requests and workers at
+# once, each briefly on a connection
+MAX_POOL_SIZE = 10
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    db_options.set_defaults(conf)
+    db_options.set_defaults(conf, max_pool_size=MAX_POOL_SIZE)
     conf.register_opts(opts, group='database')
 
 

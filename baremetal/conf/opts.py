@@ -19,6 +19,15 @@ GROUP_MODULES = {
 }
 
 
+def update_opt_defaults():
+    """Our defaults for library options (oslo-config-generator shows
+    them in the sample)."""
+    from oslo_config import cfg
+    from oslo_db import options as db_options
+    cfg.set_defaults(db_options.database_opts,
+                     max_pool_size=database.MAX_POOL_SIZE)
+
+
 def list_opts():
     """Every option group of baremetal with its options."""
     return [(group, mod.list_opts()) for group, mod in

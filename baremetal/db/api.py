@@ -62,7 +62,7 @@ def utcnow() -> datetime.datetime:
 
 
 def configure(url: str, synchronous_normal: bool = True,
-              max_pool_size: int = 20) -> sa.engine.Engine:
+              max_pool_size: int = 10) -> sa.engine.Engine:
     """Create the engine for ``url``; call once per process."""
     global _engine, _write_lock, _open, _open_auto, _prepared
     sqlite = url.startswith('sqlite')
@@ -106,12 +106,13 @@ def configure(url: str, synchronous_normal: bool = True,
     elif sqlite:
         _open = _OpenConnections(engine, max_pool_size)
     else:
-        # half the pool stays open with us, and on PostgreSQL as many
-        # again in autocommit; the pool (twice that) has room for bursts
+        # half the pool stays open with us, and on PostgreSQL the whole
+        # pool again in autocommit (most statements are reads and single
+        # writes); the pool (twice its size) has room for bursts
         keep = max(1, max_pool_size // 2)
         if postgresql:
-            _open_auto = _OpenConnections(engine, keep, ping_after=5.0,
-                                          autocommit=True)
+            _open_auto = _OpenConnections(engine, max_pool_size,
+                                          ping_after=5.0, autocommit=True)
         _open = _OpenConnections(engine, keep, ping_after=5.0)
     _engine = engine
     _prepared = (prepared.Cache(always=True) if sqlite else
