@@ -15,8 +15,16 @@ statement, its own transaction), where a failed statement leaves no
 aborted transaction behind.  Any driver error re-runs the statement
 through SQLAlchemy, which raises it translated as usual (oslo.db's
 exception filters).
+
+On PostgreSQL the statements built once are also prepared on the server
+(``PREPARE`` once per connection, then ``EXECUTE``): the server parses
+and plans them once instead of at every execution.
 """
 
+import itertools
+import re
+import threading
+import weakref
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,11 +34,53 @@ class Unsupported(Exception):
     """A statement this module cannot run (SQLAlchemy runs it)."""
 
 
-class Prepared:
-    __slots__ = ('stmt', 'sql', 'binds', 'positional', 'keys', 'convert')
+class _ServerSide:
+    """A statement prepared on the PostgreSQL server: its ``PREPARE``
+    (``%(name)s`` parameters numbered ``$1``...) and its ``EXECUTE``."""
 
-    def __init__(self, stmt, dialect, raw: frozenset = frozenset()
-                 ) -> None:
+    _PARAM = re.compile(r'(?<!%)%\((\w+)\)s')
+    _names = itertools.count(1)
+
+    __slots__ = ('name', 'prepare', 'execute', 'order')
+
+    def __init__(self, sql: str) -> None:
+        order: list[str] = []
+
+        def number(m) -> str:
+            if m.group(1) not in order:
+                order.append(m.group(1))
+            return '$%d' % (order.index(m.group(1)) + 1)
+        text = self._PARAM.sub(number, sql)
+        if '%(' in text:
+            raise Unsupported('parameters not understood')
+        self.name = 'baremetal_%d' % next(self._names)
+        self.prepare = 'PREPARE %s AS %s' % (self.name,
+                                             text.replace('%%', '%'))
+        self.execute = 'EXECUTE ' + self.name + (
+            '(%s)' % ', '.join(['%s'] * len(order)) if order else '')
+        self.order = tuple(order)
+
+
+# the statements prepared on each server connection (by name)
+_PREPARED_ON: 'weakref.WeakKeyDictionary[Any, set[str]]' = \
+    weakref.WeakKeyDictionary()
+_PREPARED_LOCK = threading.Lock()
+
+
+def _prepared_on(dbapi_conn) -> set[str]:
+    with _PREPARED_LOCK:
+        names = _PREPARED_ON.get(dbapi_conn)
+        if names is None:
+            names = _PREPARED_ON[dbapi_conn] = set()
+        return names
+
+
+class Prepared:
+    __slots__ = ('stmt', 'sql', 'binds', 'positional', 'keys', 'convert',
+                 'server')
+
+    def __init__(self, stmt, dialect, raw: frozenset = frozenset(),
+                 server_side: bool = False) -> None:
         compiled = stmt.compile(dialect=dialect)
         if any(b.expanding or b.literal_execute
                for b in compiled.binds.values()):
@@ -78,6 +128,12 @@ class Prepared:
                   t.dialect_impl(dialect).result_processor(dialect, None))
                  for k, t in cols)
         self.convert = tuple((k, p) for k, p in procs if p is not None)
+        self.server: _ServerSide | None = None
+        if server_side and dialect.name == 'postgresql':
+            try:
+                self.server = _ServerSide(self.sql)
+            except Unsupported:
+                pass
 
     def params(self, values: dict) -> tuple | dict:
         if self.positional:
@@ -99,12 +155,29 @@ class Prepared:
         listeners = conn.dispatch.before_cursor_execute
         if listeners:   # statement counters, profilers: they still see it
             listeners(conn, None, self.sql, params, None, False)
+        error = conn.dialect.loaded_dbapi.Error
         cur = dbapi.cursor()
         try:
-            cur.execute(self.sql, params)
+            server = self.server
+            if server is not None:
+                done = _prepared_on(dbapi)
+                if server.name not in done:
+                    try:
+                        cur.execute(server.prepare)
+                    except error:
+                        # the server could not prepare it (a parameter
+                        # type it cannot infer): run it as text from now
+                        self.server = server = None
+                    else:
+                        done.add(server.name)
+            if server is not None:
+                cur.execute(server.execute,
+                            tuple(params[k] for k in server.order))
+            else:
+                cur.execute(self.sql, params)
             raw = cur.fetchall() if self.keys else ()
             rowcount = cur.rowcount
-        except conn.dialect.loaded_dbapi.Error:
+        except error:
             return _after_error(conn, self.stmt, values)
         finally:
             cur.close()
@@ -141,7 +214,8 @@ class Cache:
     def get(self, stmt, dialect) -> Prepared:
         p = self._by_id.get(id(stmt))
         if p is None or p.stmt is not stmt:
-            p = self._by_id[id(stmt)] = Prepared(stmt, dialect)
+            p = self._by_id[id(stmt)] = Prepared(stmt, dialect,
+                                                 server_side=True)
         return p
 
 

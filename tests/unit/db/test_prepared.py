@@ -153,3 +153,29 @@ def test_postgresql_reads_and_single_writes_are_one_round_trip(tmp_path):
             assert conn.exec_driver_sql('SELECT now()').scalar() == first
     finally:
         api.close()
+
+
+def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
+    """On PostgreSQL the statements built once are PREPAREd once per
+    connection and EXECUTEd after: a node's lifecycle leaves them in the
+    connection's pg_prepared_statements, none had to fall back to text,
+    and their results are the ones SQLAlchemy gives."""
+    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    try:
+        node = api.make_available(name='srv', extra={'a': [1]})
+        api.provision('srv', 'active')
+        api.wait_for('srv', 'active')
+        cached = list(db._prepared._by_id.values())
+        assert cached and all(p.server is not None for p in cached)
+        with db.reader() as conn:
+            names = {r[0] for r in conn.exec_driver_sql(
+                'SELECT name FROM pg_prepared_statements')}
+            assert any(n.startswith('baremetal_') for n in names)
+            row, _ = db.get_node_with_traits(node['uuid'])
+            stmt = sa.select(db.NODES).where(db.NODES.c.id == row['id'])
+            slow = dict(conn.execute(stmt).mappings().one())
+        slow.pop('_trait', None)
+        assert {k: row[k] for k in slow} == slow
+        assert row['provision_state'] == 'active'
+    finally:
+        api.close()
