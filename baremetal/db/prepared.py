@@ -61,6 +61,9 @@ class _ServerSide:
         self.order = tuple(order)
 
 
+# PostgreSQL's invalid_sql_statement_name: EXECUTE of an unknown name
+_NO_SUCH_PREPARED = '26000'
+
 # the statements prepared on each server connection (by name)
 _PREPARED_ON: 'weakref.WeakKeyDictionary[Any, set[str]]' = \
     weakref.WeakKeyDictionary()
@@ -177,7 +180,11 @@ class Prepared:
                 cur.execute(self.sql, params)
             raw = cur.fetchall() if self.keys else ()
             rowcount = cur.rowcount
-        except error:
+        except error as e:
+            if getattr(e, 'pgcode', None) == _NO_SUCH_PREPARED:
+                # someone (DEALLOCATE ALL, a pooler in transaction mode)
+                # dropped them: prepare again on next use
+                _prepared_on(dbapi).clear()
             return _after_error(conn, self.stmt, values)
         finally:
             cur.close()

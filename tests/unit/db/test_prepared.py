@@ -177,5 +177,16 @@ def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
         slow.pop('_trait', None)
         assert {k: row[k] for k in slow} == slow
         assert row['provision_state'] == 'active'
+        # prepared statements dropped behind our back: answered anyway
+        # (through SQLAlchemy once), then prepared again
+        db.get_node(node['uuid'])   # prepared on the connection kept last
+        with db.reader() as conn:   # which is this one
+            conn.exec_driver_sql('DEALLOCATE ALL')
+        for _ in range(2):
+            assert db.get_node(node['uuid'])['name'] == 'srv'
+        with db.reader() as again:
+            assert again is conn
+            assert again.exec_driver_sql(
+                'SELECT count(*) FROM pg_prepared_statements').scalar()
     finally:
         api.close()
