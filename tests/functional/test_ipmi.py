@@ -180,6 +180,13 @@ def test_slow_bmc_keeps_the_api_responsive(server, tmp_path):
         n = bs.create(server, driver='ipmi', driver_info=bmc.driver_info())
         conn.baremetal.set_node_provision_state(n['uuid'], 'manage',
                                                 wait=True, timeout=60)
+        # out of the power sync, which this server runs every second:
+        # with a BMC this slow and the 3 s command timeout these tests
+        # use, a sync read in flight could outlast the power-on's wait
+        # for the BMC on a loaded machine (60 s by default)
+        status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/maintenance'
+                            % n['uuid'], {'reason': 'slow BMC test'})
+        assert status == 202
         status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
                             % n['uuid'], {'target': 'power on'})
         assert status == 202
