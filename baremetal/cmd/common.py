@@ -11,6 +11,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal import conf as baremetal_conf
+from baremetal.conf import database as database_conf
 from baremetal.db import api as db
 from baremetal.db import migration
 
@@ -70,7 +71,8 @@ def database_url(create_dir: bool = True) -> str:
 def setup_database(auto_upgrade: bool) -> None:
     url = database_url()
     engine = db.configure(url, CONF.database.sqlite_synchronous_normal,
-                          CONF.database.max_pool_size or 10)
+                          CONF.database.max_pool_size or
+                          database_conf.MAX_POOL_SIZE)
     if auto_upgrade:
         if not migration.is_current(engine) and \
                 not migration.create_schema(engine):

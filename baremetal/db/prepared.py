@@ -215,9 +215,6 @@ class Cache:
         return self.always or conn.get_execution_options().get(
             'isolation_level') == 'AUTOCOMMIT'
 
-    def clear(self) -> None:
-        self._by_id.clear()
-
     def get(self, stmt, dialect) -> Prepared:
         p = self._by_id.get(id(stmt))
         if p is None or p.stmt is not stmt:

@@ -136,11 +136,8 @@ class Page:
         # the links every node carries, NUL standing for its UUID
         # (JSON escapes a NUL, so none can come from the host name)
         base = _esc(req.host_url)
-        links = ['links'] + (['ports', 'states'] if sub_links else [])
-        if sub_links and req.allows(versions.PORTGROUP_SUBCONTROLLERS):
-            links.append('portgroups')
-        if sub_links and req.allows(versions.VOLUME):
-            links.append('volume')
+        links = ('links',) + (node_view.sub_link_names(req) if sub_links
+                              else ())
         self.tail = ''.join(
             ',"%s":[{"href":"%s/v1/nodes/\0%s","rel":"self"},'
             '{"href":"%s/nodes/\0%s","rel":"bookmark"}]'

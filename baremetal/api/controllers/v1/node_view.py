@@ -176,6 +176,17 @@ _KINDS.update({f: _DICT for f in STEP_FIELDS | DICT_FIELDS
                if f not in _KINDS})
 
 
+def sub_link_names(req) -> tuple[str, ...]:
+    """The sub-resources a node links to in full views at this
+    version."""
+    subs = ['ports', 'states']
+    if req.allows(versions.PORTGROUP_SUBCONTROLLERS):
+        subs.append('portgroups')
+    if req.allows(versions.VOLUME):
+        subs.append('volume')
+    return tuple(subs)
+
+
 class Renderer:
     """Renders the nodes of one request: the per-field decisions and the
     link prefixes are made once, not once per node."""
@@ -204,14 +215,7 @@ class Renderer:
         base = req.host_url
         self.self_prefix = base + '/v1/nodes/'
         self.book_prefix = base + '/nodes/'
-        self.subs: tuple[str, ...] = ()
-        if sub_links:
-            subs = ['ports', 'states']
-            if req.allows(versions.PORTGROUP_SUBCONTROLLERS):
-                subs.append('portgroups')
-            if req.allows(versions.VOLUME):
-                subs.append('volume')
-            self.subs = tuple(subs)
+        self.subs = sub_link_names(req) if sub_links else ()
 
     def _links(self, uuid: str, sub: str = '') -> list[dict]:
         tail = uuid + sub

@@ -143,30 +143,29 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     filters = _filters(req) + list(extra_filters)
     marker = None
     if req.params.get('marker'):
-        mrow = db.get_node(req.params['marker'], ('id', sort_key))
-        marker = mrow
-    cols = node_view.db_columns(list(fields) + [sort_key])
+        marker = db.get_node(req.params['marker'], ('id', sort_key))
     conductor = req.params.get('conductor')
-    if conductor:
-        cols = sorted(set(cols) | {'driver', 'conductor_group'})
-        rows = [r for r in db.query(N, filters, cols, None, marker,
-                                    sort_key, sort_dir)
-                if node_view.conductor_of(r) == conductor][:limit]
-    elif node_json_sql.usable():
+    if not conductor and node_json_sql.usable():
         # SQLite writes the nodes' JSON (see node_json_sql)
         page = node_json_sql.Page(req, fields, sub_links=detail)
         rows = db.query(N, filters, None, limit, marker, sort_key,
                         sort_dir, json_as_text=page.raw_columns,
                         select=page.columns)
-        result = {'nodes': [page.render(r) for r in rows]}
-        result.update(collection.next_link(req, resource, rows, limit))
-        return result
+        nodes = [page.render(r) for r in rows]
     else:
-        rows = db.query(N, filters, cols, limit, marker, sort_key,
-                        sort_dir, json_as_text=node_view.PASSED_THROUGH)
-    render = node_view.Renderer(req, fields, node_view.Lookups(rows, fields),
-                                sub_links=detail, columns=cols)
-    nodes = [render(r) for r in rows]
+        cols = node_view.db_columns(list(fields) + [sort_key])
+        if conductor:
+            cols = sorted(set(cols) | {'driver', 'conductor_group'})
+            rows = [r for r in db.query(N, filters, cols, None, marker,
+                                        sort_key, sort_dir)
+                    if node_view.conductor_of(r) == conductor][:limit]
+        else:
+            rows = db.query(N, filters, cols, limit, marker, sort_key,
+                            sort_dir, json_as_text=node_view.PASSED_THROUGH)
+        render = node_view.Renderer(req, fields,
+                                    node_view.Lookups(rows, fields),
+                                    sub_links=detail, columns=cols)
+        nodes = [render(r) for r in rows]
     result = {'nodes': nodes}
     result.update(collection.next_link(req, resource, rows, limit))
     return result
