@@ -570,6 +570,7 @@ def release_reservations_of(hosts: Iterable[str]) -> list[dict]:
 
 
 _DESTROY_STMTS: list = []
+_DESTROY_ONE: dict = {}
 
 
 def _destroy_stmts() -> list:
@@ -580,8 +581,7 @@ def _destroy_stmts() -> list:
         _DESTROY_STMTS.append(NODES.delete().where(NODES.c.id == nid))
         _DESTROY_STMTS.append(NODES.delete().where(
             NODES.c.id == nid, NODES.c.reservation.is_(None)))
-        for t in (PORTS, PORTGROUPS, TRAITS, BIOS,
-                  T['volume_connectors'], T['volume_targets']):
+        for t in _node_children():
             _DESTROY_STMTS.append(t.delete().where(t.c.node_id == nid))
         allocs = T['allocations']
         _DESTROY_STMTS.append(allocs.update()
@@ -590,20 +590,63 @@ def _destroy_stmts() -> list:
     return _DESTROY_STMTS
 
 
+def _node_children() -> tuple:
+    return (PORTS, PORTGROUPS, TRAITS, BIOS, T['volume_connectors'],
+            T['volume_targets'])
+
+
+def _destroy_one(only_unreserved: bool):
+    """PostgreSQL: the whole destroy as one statement (one round trip):
+    the node's DELETE ... RETURNING feeds the DELETEs of what hangs off
+    it and the unlinking of its allocations, all data-modifying WITH
+    queries of one statement; the foreign keys are checked at its end."""
+    stmt = _DESTROY_ONE.get(only_unreserved)
+    if stmt is None:
+        cond = [NODES.c.id == sa.bindparam('_node')]
+        if only_unreserved:
+            cond.append(NODES.c.reservation.is_(None))
+        gone = (NODES.delete().where(*cond).returning(NODES.c.id)
+                .cte('gone'))
+        ids = sa.select(gone.c.id).scalar_subquery()
+        stmt = sa.select(gone.c.id)
+        for t in _node_children():
+            stmt = stmt.add_cte(t.delete().where(t.c.node_id == ids)
+                                .cte('del_' + t.name))
+        allocs = T['allocations']
+        stmt = stmt.add_cte(allocs.update().where(allocs.c.node_id == ids)
+                            .values(node_id=None).cte('unlink_allocations'))
+        _DESTROY_ONE[only_unreserved] = stmt
+    return stmt
+
+
 @retry_on_deadlock
 def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
-    """Delete a node and everything hanging off it in one transaction
-    (``only_unreserved``: not while someone holds its lock)."""
-    any_, unreserved, *rest = _destroy_stmts()
+    """Delete a node and everything hanging off it at once (``only_
+    unreserved``: not while someone holds its lock)."""
     params = {'_node': node_id}
-    with writer() as conn:
-        count = prepared.run(_prepared, conn,
-                             unreserved if only_unreserved else any_,
-                             params)[1]
-        if count:
+    if _open_auto is not None:
+        with single() as conn:
+            return len(prepared.run(_prepared, conn,
+                                    _destroy_one(only_unreserved),
+                                    params)[0])
+    any_, unreserved, *rest = _destroy_stmts()
+    try:
+        with writer() as conn:
+            # what references the node first (foreign keys are checked
+            # per statement), then the node; undone if it is locked
             for stmt in rest:
                 prepared.run(_prepared, conn, stmt, params)
-        return count
+            if not prepared.run(_prepared, conn,
+                                unreserved if only_unreserved else any_,
+                                params)[1]:
+                raise _NothingDeleted()
+    except _NothingDeleted:
+        return 0
+    return 1
+
+
+class _NothingDeleted(Exception):
+    """Rolls a destroy back: the node was gone or locked."""
 
 
 _TRAITS_OF_ONE = sa.select(TRAITS.c.trait).where(
@@ -624,11 +667,20 @@ def get_node_with_traits(ident: Any, columns: Iterable[str] | None = None
         key = (by, tuple(columns) if columns else None)
         stmt = _NODE_TRAITS_STMTS.get(key)
         if stmt is None:
-            stmt = (sa.select(*_cols(NODES, key[1]),
-                              TRAITS.c.trait.label('_trait'))
-                    .select_from(NODES.outerjoin(
-                        TRAITS, TRAITS.c.node_id == NODES.c.id))
+            # the node is found first, on its own (LIMIT 1: the column is
+            # unique): a subquery with a LIMIT is planned apart, so that
+            # PostgreSQL looks it up by its unique index even before it
+            # has statistics on the table (joined directly, it may walk
+            # the primary key instead, every row of a fresh table)
+            cols = [NODES.c[c] for c in key[1] or NODES.c.keys()]
+            node = (sa.select(*cols, *([] if 'id' in (key[1] or ('id',))
+                                       else [NODES.c.id]))
                     .where(NODES.c[by] == sa.bindparam('ident'))
+                    .limit(1).subquery('node'))
+            stmt = (sa.select(*[node.c[c.name] for c in cols],
+                              TRAITS.c.trait.label('_trait'))
+                    .select_from(node.outerjoin(
+                        TRAITS, TRAITS.c.node_id == node.c.id))
                     .order_by(TRAITS.c.trait))
             _NODE_TRAITS_STMTS[key] = stmt
         with reader() as conn:

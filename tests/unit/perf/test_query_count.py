@@ -86,3 +86,20 @@ def test_get_one_node_is_one_statement_with_its_traits(api):
     assert status == 404 and 'nope' in body['error_message']
     status, body, _ = api.request('GET', '/v1/nodes/n001', version='1.4')
     assert status == 404  # names identify nodes from 1.5
+
+
+def test_enroll_and_delete_statements(any_db_api):
+    """Enrolling a node is its INSERT alone (no traits to read back, the
+    live conductors' drivers are cached); deleting one reads it, then
+    deletes it and all that hangs off it: one statement on PostgreSQL,
+    one per table in a transaction elsewhere."""
+    api = any_db_api
+    api.create_node(name='warm')      # fills the drivers cache
+    with counting() as stmts:
+        status, body, _ = api.request('POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'new'}, version='1.61')
+    assert status == 201 and body['traits'] == []
+    assert len(stmts) == 1 and 'INSERT INTO nodes' in stmts[0], stmts
+    with counting() as stmts:
+        assert api.request('DELETE', '/v1/nodes/new')[0] == 204
+    assert len(stmts) == (2 if api.db_kind == 'postgresql' else 9), stmts
