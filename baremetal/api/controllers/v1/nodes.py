@@ -246,7 +246,9 @@ def post(req):
     req.response_headers['Location'] = req.link('nodes', row['uuid'])[
         'href']
     visible = node_view.visible_fields(req.version)
-    return node_view.render(req, row, visible, sub_links=True)
+    # a node just created has no traits yet: nothing to look up
+    lookups = node_view.Lookups([row], visible, traits={})
+    return node_view.render(req, row, visible, lookups, sub_links=True)
 
 
 @route('PATCH', '/v1/nodes/{node}')
