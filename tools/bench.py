@@ -87,6 +87,18 @@ def ours(args) -> dict:
         shutil.rmtree(state, ignore_errors=True)
 
 
+def _production_intervals() -> dict:
+    """The cluster of the functional tests runs its periodic tasks every
+    second or so; the benchmark measures what an operator runs: the
+    defaults, as the embedded server it is compared with."""
+    from baremetal.conf import conductor as conductor_conf
+    names = ('sync_power_state_interval', 'heartbeat_interval',
+             'heartbeat_timeout', 'hash_ring_reset_interval',
+             'takeover_interval', 'check_provision_state_interval')
+    return {o.name: o.default for o in conductor_conf.opts
+            if o.name in names}
+
+
 def scale_out(args) -> dict:
     """baremetal-api + 2 baremetal-conductor over RabbitMQ and PostgreSQL
     (a fresh database and vhost), the cluster of the functional tests."""
@@ -96,11 +108,7 @@ def scale_out(args) -> dict:
     tmp = tempfile.mkdtemp(prefix='bm-bench-scale-')
     c = cluster.Cluster(tmp, services.postgresql_url(),
                         services.rabbit_url(), conductors=2,
-                        conductor={'sync_power_state_interval': 60,
-                                   'heartbeat_interval': 10,
-                                   'heartbeat_timeout': 60,
-                                   'hash_ring_reset_interval': 60,
-                                   'takeover_interval': 60})
+                        conductor=_production_intervals())
     try:
         c.wait_conductors(list(c.conductors))
         pids = ','.join(str(s.proc.pid) for s in
