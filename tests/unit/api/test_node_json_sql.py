@@ -1,6 +1,7 @@
-"""Node list pages written by SQLite (node_json_sql) read exactly as
-the ones node_view renders in Python, for nodes of every shape, at old
-and new microversions, with and without a field list."""
+"""Node list pages written by the database (node_json_sql: SQLite and
+PostgreSQL) read exactly as the ones node_view renders in Python, for
+nodes of every shape, at old and new microversions, with and without a
+field list."""
 
 import datetime
 
@@ -8,6 +9,16 @@ import pytest
 
 from baremetal.api.controllers.v1 import node_json_sql
 from baremetal.db import api as db
+from tests import harness
+from tests import services
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def api(request, tmp_path):
+    """The databases that write node JSON themselves."""
+    h = harness.Harness(tmp_path, db_url=services.db_url(request.param))
+    yield h
+    h.close()
 
 
 def _shapes(api):

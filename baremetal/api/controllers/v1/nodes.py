@@ -146,7 +146,7 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         marker = db.get_node(req.params['marker'], ('id', sort_key))
     conductor = req.params.get('conductor')
     if not conductor and node_json_sql.usable():
-        # SQLite writes the nodes' JSON (see node_json_sql)
+        # the database writes the nodes' JSON (see node_json_sql)
         page = node_json_sql.Page(req, fields, sub_links=detail)
         rows = db.query(N, filters, None, limit, marker, sort_key,
                         sort_dir, json_as_text=page.raw_columns,
