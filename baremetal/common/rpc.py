@@ -18,7 +18,7 @@ def transport(conf: cfg.ConfigOpts):
     return _TRANSPORT
 
 
-class _ContextSerializer(messaging.NoOpSerializer):
+class ContextSerializer(messaging.NoOpSerializer):
     def serialize_context(self, context):
         if context is None:
             return {}
@@ -33,11 +33,11 @@ def server(conf: cfg.ConfigOpts, host: str, endpoint):
     target = messaging.Target(topic=TOPIC, server=host)
     return messaging.get_rpc_server(
         transport(conf), target, [endpoint], executor='threading',
-        serializer=_ContextSerializer())
+        serializer=ContextSerializer())
 
 
 def client(conf: cfg.ConfigOpts, timeout: int):
     target = messaging.Target(topic=TOPIC, version='1.0')
     return messaging.get_rpc_client(transport(conf), target,
-                                    serializer=_ContextSerializer(),
+                                    serializer=ContextSerializer(),
                                     timeout=timeout)

@@ -9,6 +9,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import rpc_batch
 from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import allocations
@@ -40,6 +41,30 @@ class ConductorManager:
 
     def __init__(self, conductor) -> None:
         self.conductor = conductor
+
+    # ------------------------------------------------------------ batches
+    def call_batch(self, context, calls: list[dict]) -> list[dict]:
+        """Calls an API process coalesced (common/rpc_batch.py), run one
+        after the other, each with its own request context; each gets
+        its result or its error."""
+        from oslo_context import context as oslo_context
+        LOG.debug('Running a batch of %d calls', len(calls))
+        out = []
+        for c in calls:
+            method = c.get('method')
+            try:
+                if method not in rpc_batch.BATCHED:
+                    raise exception.InvalidParameterValue(
+                        err='%s cannot be called in a batch' % method)
+                ctx = oslo_context.RequestContext.from_dict(
+                    c.get('context') or {})
+                out.append({'result': getattr(self, method)(
+                    ctx, **(c.get('kwargs') or {}))})
+            except Exception as e:
+                if not isinstance(e, exception.BaremetalException):
+                    LOG.exception('Batched call %s failed', method)
+                out.append({'error': rpc_batch.serialize_error(e)})
+        return out
 
     def _acquire(self, node_id, shared=False, purpose=''):
         return task_manager.acquire(self.conductor, node_id, shared=shared,

@@ -13,6 +13,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import rpc_batch
 from baremetal.conductor import hash_ring
 
 LOG = log.getLogger(__name__)
@@ -24,11 +25,15 @@ class ConductorAPI:
         self.local = local          # a service.Conductor, embedded mode
         self.rings = local.rings if local else hash_ring.RingManager(conf)
         self._client = None
+        self._batches = None
         if local is None:
             # oslo.messaging only where it is used: the embedded server
             # never loads it (start-up time and memory)
             from baremetal.common import rpc
             self._client = rpc.client(conf, conf.rpc_response_timeout_api)
+            self._serializer = rpc.ContextSerializer()
+            self._batches = rpc_batch.Coalescer(self._send_batch)
+            self._no_batch: set[str] = set()   # hosts without call_batch
 
     def host_for(self, node: dict) -> str:
         return self.rings.host_for(node['uuid'], node['driver'],
@@ -44,6 +49,13 @@ class ConductorAPI:
                                                            **kwargs)
         if host is None:
             host = self.host_for(node)
+        if rpc_method in rpc_batch.BATCHED and host not in self._no_batch:
+            return self._batches.call(host, {
+                'method': rpc_method, 'kwargs': kwargs,
+                'context': self._serializer.serialize_context(context)})
+        return self._rpc(host, rpc_method, context, **kwargs)
+
+    def _rpc(self, host: str, rpc_method: str, context, **kwargs) -> Any:
         import oslo_messaging as messaging
         cctxt = self._client.prepare(server=host)
         try:
@@ -59,6 +71,29 @@ class ConductorAPI:
             raise exception.NoValidHost(
                 reason='Could not reach conductor %s: %s' % (host, e)
             ) from None
+
+    def _send_batch(self, host: str, calls: list[dict]) -> list[dict]:
+        """One RPC for calls coalesced by rpc_batch; a conductor from
+        before call_batch gets them one by one."""
+        import oslo_messaging as messaging
+        if host not in self._no_batch:
+            try:
+                return self._rpc(host, 'call_batch', calls[0]['context'],
+                                 calls=calls)
+            except messaging.RemoteError as e:
+                if e.exc_type != 'NoSuchMethod':
+                    raise
+                LOG.warning('Conductor %s cannot take batched calls (an '
+                            'older version); calling it one by one', host)
+                self._no_batch.add(host)
+        outcomes = []
+        for c in calls:
+            try:
+                outcomes.append({'result': self._rpc(
+                    host, c['method'], c['context'], **c['kwargs'])})
+            except Exception as e:
+                outcomes.append({'raise': e})
+        return outcomes
 
     def any_host_for_driver(self, driver: str) -> str:
         for (hw, _group), ring in self.rings.rings().items():

@@ -3,6 +3,8 @@ RabbitMQ, on PostgreSQL and on MariaDB.  Nodes split across both
 conductors and go through the whole lifecycle."""
 
 import json
+import re
+import time
 
 from tests import services
 from tests.functional.cluster import Cluster
@@ -71,3 +73,77 @@ def test_no_conductor_for_a_driver_is_503(tmp_path):
         cluster.stop()
 
 
+
+
+def test_concurrent_calls_are_batched_and_answered_one_by_one(tmp_path):
+    """48 clients at once: the API coalesces the calls to each conductor
+    (common/rpc_batch.py), and every client gets its own answer: 202 for
+    its verb or power action, 400 naming its step for a manual cleaning
+    the conductor refuses (the node stays as it was)."""
+    import concurrent.futures
+    cluster = Cluster(tmp_path, services.postgresql_url(),
+                      services.rabbit_url(), DEFAULT={'debug': 'true'})
+    try:
+        cluster.wait_conductors(['cond-0', 'cond-1'])
+        ep = cluster.api.endpoint
+        uuids = []
+        for i in range(39):
+            st, body = call(ep, 'POST', '/v1/nodes',
+                            {'driver': 'fake-hardware', 'name': 'c%d' % i})
+            assert st == 201, body
+            uuids.append(body['uuid'])
+
+        def provision(ask):
+            u, body = ask
+            return call(ep, 'PUT', '/v1/nodes/%s/states/provision' % u,
+                        body)
+
+        def power(u):
+            return call(ep, 'PUT', '/v1/nodes/%s/states/power' % u,
+                        {'target': 'power on'})
+        with concurrent.futures.ThreadPoolExecutor(48) as pool:
+            answers = list(pool.map(provision, [(u, {'target': 'manage'})
+                                                for u in uuids]))
+        assert [a[0] for a in answers] == [202] * 39, answers
+        wait_all(ep, uuids, 'manageable')
+        bad_step = [{'interface': 'deploy', 'step': 'no_such_step'}]
+        with concurrent.futures.ThreadPoolExecutor(48) as pool:
+            provided = pool.map(provision, [(u, {'target': 'provide'})
+                                            for u in uuids[:20]])
+            powered = pool.map(power, uuids[20:30])
+            refused = pool.map(provision, [
+                (u, {'target': 'clean', 'clean_steps': bad_step})
+                for u in uuids[30:]])
+            assert [a[0] for a in provided] == [202] * 20
+            assert [a[0] for a in powered] == [202] * 10
+            for st, body in refused:
+                assert st == 400, body
+                assert 'no_such_step' in json.loads(
+                    body['error_message'])['faultstring']
+        wait_all(ep, uuids[:20], 'available')
+        deadline = time.monotonic() + 30
+        while True:
+            st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,power_state,'
+                            'provision_state&limit=1000')
+            nodes = {n['uuid']: n for n in body['nodes']}
+            if all(nodes[u]['power_state'] == 'power on'
+                   for u in uuids[20:30]) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert [nodes[u]['power_state'] for u in uuids[20:30]] == \
+            ['power on'] * 10
+        assert [nodes[u]['provision_state'] for u in uuids[30:]] == \
+            ['manageable'] * 9
+        # every call went in a batch, and some carried more than one
+        sizes = []
+        for svc in cluster.conductors.values():
+            with open(svc.log_file) as f:
+                sizes += [int(m) for m in re.findall(
+                    r'Running a batch of (\d+) calls', f.read())]
+        assert sum(sizes) == 39 + 20 + 10 + 9, sizes
+        assert max(sizes) > 1, sizes
+    except Exception:
+        print(cluster.logs())
+        raise
+    finally:
+        cluster.stop()

@@ -1,0 +1,149 @@
+"""Coalesced RPC calls: a lone call goes at once and alone; calls that
+arrive while one is in flight to the same host go together next, sent by
+one of them; each caller gets its own result or error; a batch that
+fails as a whole fails each of its calls and the next batch still goes."""
+
+import threading
+import time
+
+import pytest
+
+from baremetal.common import exception
+from baremetal.common import rpc_batch
+
+
+class FakeConductor:
+    """A sender that records batches; the first batch to each host
+    blocks until ``release`` so that calls queue behind it."""
+
+    def __init__(self, fail_batch: int | None = None) -> None:
+        self.batches: list[tuple[str, list]] = []
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.fail_batch = fail_batch
+        self.threads: set[str] = set()
+
+    def send(self, host, calls):
+        self.threads.add(threading.current_thread().name)
+        self.batches.append((host, [c['kwargs']['n'] for c in calls]))
+        if len(self.batches) == 1:
+            self.entered.set()
+            assert self.release.wait(10)
+        if self.fail_batch == len(self.batches):
+            raise exception.NoValidHost(reason='conductor gone')
+        out = []
+        for c in calls:
+            n = c['kwargs']['n']
+            if n % 5 == 0:
+                out.append({'error': rpc_batch.serialize_error(
+                    exception.NodeLocked(node='node-%d' % n, host='h'))})
+            else:
+                out.append({'result': n * 10})
+        return out
+
+
+def _call(n):
+    return {'method': 'do_provisioning_action', 'context': {},
+            'kwargs': {'n': n}}
+
+
+def _fire(co, host, numbers):
+    answers = {}
+
+    def one(n):
+        try:
+            answers[n] = co.call(host, _call(n))
+        except Exception as e:
+            answers[n] = e
+    threads = [threading.Thread(target=one, args=(n,), name='caller-%d' % n)
+               for n in numbers]
+    for t in threads:
+        t.start()
+    return threads, answers
+
+
+def _wait_queued(co, host, count):
+    deadline = time.monotonic() + 10
+    while len(co._pending.get(host, ())) < count:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+
+
+def test_calls_behind_one_in_flight_go_together():
+    fake = FakeConductor()
+    co = rpc_batch.Coalescer(fake.send)
+    first, answers = _fire(co, 'c1', [1])
+    assert fake.entered.wait(10)
+    rest, more = _fire(co, 'c1', range(2, 12))
+    _wait_queued(co, 'c1', 10)
+    fake.release.set()
+    for t in first + rest:
+        t.join(10)
+    answers.update(more)
+    assert fake.batches[0] == ('c1', [1])
+    assert len(fake.batches) == 2
+    assert sorted(fake.batches[1][1]) == list(range(2, 12))
+    # each caller got its own answer: results and errors
+    for n in range(1, 12):
+        if n % 5 == 0:
+            assert isinstance(answers[n], exception.NodeLocked)
+            assert 'node-%d' % n in str(answers[n])
+            assert answers[n].code == 409
+        else:
+            assert answers[n] == n * 10
+    # the second batch was sent by one of its own callers
+    assert len(fake.threads) == 2 and 'caller-1' in fake.threads
+    assert co._busy == set() and co._pending == {}
+
+
+def test_hosts_do_not_wait_for_each_other():
+    fake = FakeConductor()
+    co = rpc_batch.Coalescer(fake.send)
+    first, _ = _fire(co, 'c1', [1])
+    assert fake.entered.wait(10)
+    # c1 is stuck; a call to c2 goes at once
+    assert co.call('c2', _call(7)) == 70
+    fake.release.set()
+    for t in first:
+        t.join(10)
+    assert ('c2', [7]) in fake.batches
+
+
+def test_a_failed_batch_fails_its_calls_only():
+    fake = FakeConductor(fail_batch=1)
+    co = rpc_batch.Coalescer(fake.send)
+    first, answers = _fire(co, 'c1', [1])
+    assert fake.entered.wait(10)
+    rest, more = _fire(co, 'c1', [2, 3, 4])
+    _wait_queued(co, 'c1', 3)
+    fake.release.set()
+    for t in first + rest:
+        t.join(10)
+    answers.update(more)
+    assert isinstance(answers[1], exception.NoValidHost)
+    assert [answers[n] for n in (2, 3, 4)] == [20, 30, 40]
+    assert co.call('c1', _call(6)) == 60     # and the host is usable
+
+
+def test_a_short_reply_fails_the_batch():
+    co = rpc_batch.Coalescer(lambda host, calls: [])
+    with pytest.raises(exception.BaremetalException, match='answered 0'):
+        co.call('c1', _call(1))
+
+
+def test_errors_keep_their_class_and_message():
+    e = rpc_batch.deserialize_error(rpc_batch.serialize_error(
+        exception.InvalidStateRequested(action='provide', node='n1',
+                                        state='enroll')))
+    assert type(e) is exception.InvalidStateRequested and e.code == 400
+    assert str(e) == ('The requested action "provide" can not be performed '
+                      'on node "n1" while it is in state "enroll".')
+    other = rpc_batch.deserialize_error(rpc_batch.serialize_error(
+        KeyError('x')))
+    assert type(other) is exception.BaremetalException
+    assert other.code == 500 and 'KeyError' in str(other)
+    # a name that is not a baremetal exception is not instantiated
+    forged = rpc_batch.deserialize_error({'type': 'SystemExit',
+                                          'message': 'bye',
+                                          'baremetal': True})
+    assert type(forged) is exception.BaremetalException
