@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> None:
     rpc = rpcapi.ConductorAPI(conf)
     app = api_app.setup_app(conf, rpc)
     server = wsgi.make_server(app, conf, default_threads=64,
-                             min_threads=8, grow_after=0.25)
+                             min_threads=1, waiting=rpc.waiting)
     common.settle_gc()
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

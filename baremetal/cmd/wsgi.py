@@ -7,14 +7,19 @@ thread that takes part costs a wake-up and a lock hand-over per request
 the pool is elastic: it starts small and a watchdog adds a thread
 whenever requests wait while no request has finished for a while (some
 request is blocked, e.g. on a BMC), up to [api]api_workers; threads idle
-for a while are retired again.  baremetal-server starts with one thread
-and grows after 25 ms without progress; baremetal-api, whose requests
-also wait on conductors over RPC (longer under load), starts with eight
-and grows after 250 ms.
+for a while (none of them was needed for two seconds) are retired
+again.  Both baremetal-server and baremetal-api
+start with one thread and grow after 25 ms without progress;
+baremetal-api's requests also wait on conductors over RPC, so there the
+watchdog also counts the threads that wait so: when all of them do while
+requests queue, it adds as many threads as requests queue, at once; once
+no thread has waited on a conductor for two seconds, the pool goes back
+to one thread (busy threads finish their request first).
 """
 
 import threading
 import time
+from collections.abc import Callable
 
 from cheroot import wsgi as cheroot_wsgi
 from oslo_log import log
@@ -30,8 +35,13 @@ SHRINK_AFTER = 2.0
 class Server:
     def __init__(self, app, host: str, port: int, threads: int,
                  connection_limit: int, min_threads: int | None = None,
-                 grow_after: float = GROW_TICK) -> None:
+                 grow_after: float = GROW_TICK,
+                 waiting: Callable[[], int] | None = None) -> None:
         self.max_threads = threads
+        # how many request threads wait on something else (conductors
+        # over RPC) rather than work: when all do while requests queue,
+        # the pool grows at the next tick, by as many as queue
+        self.waiting = waiting
         self.min_threads = min(min_threads or threads, threads)
         self.elastic = self.min_threads < threads
         self.finished = 0   # requests answered; the watchdog's progress
@@ -73,33 +83,59 @@ class Server:
     def _watchdog(self) -> None:
         pool = self._server.requests
         seen = self.finished
-        progress_at = time.monotonic()
+        progress_at = calm_since = time.monotonic()
         idle_since = None
         while not self._stop.wait(GROW_TICK):
             try:
                 now = time.monotonic()
                 done = self.finished
-                if done != seen or not pool.qsize:
+                queued = pool.qsize
+                if queued and pool.idle == 0 and self.waiting is not None \
+                        and self.threads < self.max_threads \
+                        and self.waiting() >= self.threads:
+                    # every thread waits on a conductor: nobody would
+                    # take the queued requests for a long while
+                    self._grow(min(queued, self.max_threads - self.threads))
+                    progress_at = now
+                elif done != seen or not queued:
                     progress_at = now
                 elif now - progress_at >= self.grow_after and \
                         pool.idle == 0 and self.threads < self.max_threads:
-                    pool.grow(1)
-                    self.threads += 1
+                    self._grow(1)
                     progress_at = now
-                    LOG.debug('API: %d threads (requests were waiting)',
-                              self.threads)
                 seen = done
-                if pool.idle > 0 and self.threads > self.min_threads:
+                if self.waiting is not None:
+                    if self.waiting():
+                        calm_since = now
+                    elif now - calm_since > SHRINK_AFTER and \
+                            self.threads > self.min_threads:
+                        # the threads were added for requests waiting on
+                        # conductors, and none has for a while: back to
+                        # the few that serve CPU-bound requests best
+                        pool.shrink(self.threads - self.min_threads)
+                        self.threads = self.min_threads
+                        idle_since = None
+                        continue
+                idle = pool.idle
+                if idle > 0 and self.threads > self.min_threads:
                     if idle_since is None:
-                        idle_since = now
-                    elif now - idle_since > SHRINK_AFTER:
-                        pool.shrink(1)
-                        self.threads -= 1
-                        idle_since = now
+                        idle_since, spare = now, idle
+                    spare = min(spare, idle)
+                    if now - idle_since > SHRINK_AFTER:
+                        # threads no request needed for SHRINK_AFTER
+                        n = min(spare, self.threads - self.min_threads)
+                        pool.shrink(n)
+                        self.threads -= n
+                        idle_since = None
                 else:
                     idle_since = None
             except Exception:  # never let the watchdog die
                 LOG.exception('API thread watchdog')
+
+    def _grow(self, n: int) -> None:
+        self._server.requests.grow(n)
+        self.threads += n
+        LOG.debug('API: %d threads (requests were waiting)', self.threads)
 
     def close(self) -> None:
         self._stop.set()
@@ -107,12 +143,13 @@ class Server:
 
 
 def make_server(app, conf, default_threads: int, min_threads: int,
-                grow_after: float = GROW_TICK) -> Server:
+                grow_after: float = GROW_TICK,
+                waiting: Callable[[], int] | None = None) -> Server:
     api = conf.api
     server = Server(app, api.host_ip, api.port,
                     api.api_workers or default_threads,
                     api.connection_limit, min_threads=min_threads,
-                    grow_after=grow_after)
+                    grow_after=grow_after, waiting=waiting)
     LOG.info('API listening on http://%s:%s/', api.host_ip,
              server.effective_port)
     return server

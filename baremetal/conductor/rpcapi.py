@@ -8,6 +8,7 @@ never a hung request.
 """
 
 import random
+import threading
 from typing import Any
 
 from oslo_log import log
@@ -26,6 +27,8 @@ class ConductorAPI:
         self.rings = local.rings if local else hash_ring.RingManager(conf)
         self._client = None
         self._batches = None
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
         if local is None:
             # oslo.messaging only where it is used: the embedded server
             # never loads it (start-up time and memory)
@@ -49,11 +52,22 @@ class ConductorAPI:
                                                            **kwargs)
         if host is None:
             host = self.host_for(node)
-        if rpc_method in rpc_batch.BATCHED and host not in self._no_batch:
-            return self._batches.call(host, {
-                'method': rpc_method, 'kwargs': kwargs,
-                'context': self._serializer.serialize_context(context)})
-        return self._rpc(host, rpc_method, context, **kwargs)
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            if rpc_method in rpc_batch.BATCHED and \
+                    host not in self._no_batch:
+                return self._batches.call(host, {
+                    'method': rpc_method, 'kwargs': kwargs,
+                    'context': self._serializer.serialize_context(context)})
+            return self._rpc(host, rpc_method, context, **kwargs)
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+
+    def waiting(self) -> int:
+        """How many threads wait on a conductor's answer right now."""
+        return self._waiting
 
     def _rpc(self, host: str, rpc_method: str, context, **kwargs) -> Any:
         import oslo_messaging as messaging

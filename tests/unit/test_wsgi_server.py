@@ -113,3 +113,54 @@ def test_a_minimum_stays(serve, monkeypatch):
         assert server.threads == 3
     finally:
         server.close()
+
+
+def test_threads_waiting_on_conductors_make_room_at_once(monkeypatch):
+    """baremetal-api: when every thread waits on a conductor (the
+    ``waiting`` count) while requests queue, the pool grows by as many
+    as queue at the next tick, without waiting for grow_after; the
+    threads none of them needs go again together."""
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 60)
+    release = threading.Event()
+    waiting = [0]
+    lock = threading.Lock()
+
+    def app(environ, start_response):
+        if environ['PATH_INFO'] == '/rpc':
+            with lock:
+                waiting[0] += 1
+            try:
+                release.wait(10)
+            finally:
+                with lock:
+                    waiting[0] -= 1
+        start_response('200 OK', [('Content-Length', '2')])
+        return [b'ok']
+    server = wsgi.Server(app, '127.0.0.1', 0, 16, 64, min_threads=1,
+                         grow_after=60, waiting=lambda: waiting[0])
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        port = server.effective_port
+        rpc = [threading.Thread(target=_get, args=(port, '/rpc'))
+               for _ in range(6)]
+        for t in rpc:
+            t.start()
+        deadline = time.monotonic() + 5
+        while waiting[0] < 6 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert waiting[0] == 6          # all six wait together
+        assert 6 <= server.threads <= 7
+        t0 = time.monotonic()
+        assert _get(port, '/fast') == (200, b'ok')
+        assert time.monotonic() - t0 < 5
+        release.set()
+        for t in rpc:
+            t.join(10)
+        monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
+        deadline = time.monotonic() + 3
+        while server.threads > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.threads == 1
+    finally:
+        release.set()
+        server.close()
