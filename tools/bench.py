@@ -4,13 +4,14 @@ baremetal-server and, with --ironic, against OpenStack Ironic in the same
 run; print the figures and our ratios.
 
     python tools/bench.py -n 1000 -c 32 [--get-clients 8] [--ironic]
-        [--json-out F]
+        [--scale-out] [--rounds N] [--json-out F]
 """
 
 import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -207,6 +208,29 @@ def report(results: dict) -> None:
             print('  %-36s %.1fx' % ('RSS', a / b))
 
 
+def report_rounds(rounds: list[dict]) -> None:
+    """Each round's lifecycle figures; the scale-out/embedded ratios'
+    medians when the cluster ran too."""
+    print('== rounds (lifecycle wall s, server CPU s)')
+    ratios: dict[str, list[float]] = {name: [] for name, _ in FIGURES}
+    for i, one in enumerate(rounds, 1):
+        line = '  round %d: embedded %s' % (i, ' / '.join(
+            '%.2f' % fn(one['baremetal']) for _, fn in FIGURES))
+        if 'scale-out' in one:
+            line += ', scale-out %s' % ' / '.join(
+                '%.2f' % fn(one['scale-out']) for _, fn in FIGURES)
+            for name, fn in FIGURES:
+                ratios[name].append(fn(one['scale-out']) /
+                                    fn(one['baremetal']))
+            line += ' (%s)' % ' / '.join(
+                '%.2fx' % ratios[name][-1] for name, _ in FIGURES)
+        print(line)
+    for name, values in ratios.items():
+        if values:
+            print('  median scale-out/embedded %-26s %.2fx'
+                  % (name, statistics.median(values)))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument('-n', '--nodes', type=int, default=200)
@@ -221,15 +245,29 @@ def main() -> None:
     p.add_argument('--scale-out', action='store_true',
                    help='also run baremetal-api + 2 conductors over '
                         'RabbitMQ and PostgreSQL (local services)')
+    p.add_argument('--rounds', type=int, default=1,
+                   help='run baremetal (and the scale-out cluster) this '
+                        'many times, alternating, and show every round '
+                        'and the median of the scale-out/embedded ratios '
+                        '(a shared machine drifts by tens of percent '
+                        'between minutes); the other figures are the '
+                        'first round\'s')
     p.add_argument('--ironic-port', type=int, default=6390)
     p.add_argument('--json-out')
     args = p.parse_args()
-    results = {'baremetal': ours(args)}
-    if args.scale_out:
-        results['scale-out'] = scale_out(args)
+    rounds = []
+    for _ in range(max(1, args.rounds)):
+        one = {'baremetal': ours(args)}
+        if args.scale_out:
+            one['scale-out'] = scale_out(args)
+        rounds.append(one)
+    results = dict(rounds[0])
     if args.ironic:
         results['ironic'] = ironic(args)
     report(results)
+    if len(rounds) > 1:
+        report_rounds(rounds)
+        results['rounds'] = rounds
     if args.json_out:
         with open(args.json_out, 'a') as f:
             f.write(json.dumps(results) + '\n')
