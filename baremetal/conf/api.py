@@ -14,15 +14,17 @@ opts = [
                sample_default='16 (baremetal-server), 64 (baremetal-api)',
                help='Most threads serving HTTP requests. Unset: 16 in '
                     'baremetal-server and 64 in baremetal-api. The pool '
-                    'is elastic: baremetal-server starts with one thread, '
-                    'baremetal-api with eight (its requests also wait on '
-                    'conductors), and a thread is added only when requests '
-                    'wait while none has finished for 25 ms (250 ms in '
-                    'baremetal-api): a request is blocked, e.g. on a BMC. '
-                    'Threads idle for 2 s are retired. (Measured: one '
-                    'thread serves about twice the requests per second of '
-                    'sixteen busy ones, which contend for the interpreter '
-                    'lock.)'),
+                    'is elastic: it starts with one thread, and a thread '
+                    'is added only when requests wait while none has '
+                    'finished for 25 ms (a request is blocked, e.g. on a '
+                    'BMC); in baremetal-api, whose requests also wait on '
+                    'conductors, as many as wait are added at once when '
+                    'every thread waits on a conductor. Threads no request '
+                    'needed for 2 s are retired (baremetal-api: all but one '
+                    'once none has waited on a conductor for 2 s). '
+                    '(Measured: one thread serves about twice the requests '
+                    'per second of sixteen busy ones, which contend for '
+                    'the interpreter lock.)'),
     cfg.IntOpt('connection_limit', default=1024, min=1,
                help='Accepted connections waiting for a thread, and idle '
                     'keep-alive connections kept open, at most.'),
