@@ -8,13 +8,13 @@ the pool is elastic: it starts small and a watchdog adds a thread
 whenever requests wait while no request has finished for a while (some
 request is blocked, e.g. on a BMC), up to [api]api_workers; threads idle
 for a while (none of them was needed for two seconds) are retired
-again.  Both baremetal-server and baremetal-api
-start with one thread and grow after 25 ms without progress;
-baremetal-api's requests also wait on conductors over RPC, so there the
-watchdog also counts the threads that wait so: when all of them do while
-requests queue, it adds as many threads as requests queue, at once; once
-no thread has waited on a conductor for two seconds, the pool goes back
-to one thread (busy threads finish their request first).
+again.  Both baremetal-server and baremetal-api start with one thread
+and grow after 25 ms without progress.  baremetal-api's requests also
+wait on conductors over RPC, so there the watchdog also counts the
+threads that wait so: when all of them do while requests queue, it adds
+as many threads as requests queue, at once; once no thread has waited on
+a conductor for two seconds, the pool goes back to one thread (busy
+threads finish their request first).
 """
 
 import threading
