@@ -12,9 +12,10 @@ again.  Both baremetal-server and baremetal-api start with one thread
 and grow after 25 ms without progress.  baremetal-api's requests also
 wait on conductors over RPC, so there the watchdog also counts the
 threads that wait so: when all of them do while requests queue, it adds
-as many threads as requests queue, at once; once no thread has waited on
-a conductor for two seconds, the pool goes back to one thread (busy
-threads finish their request first).
+as many threads as requests queue, at once.  Once two seconds pass with
+no stall and no thread waiting on a conductor, the pool goes back to one
+thread (busy threads finish their request first): under a steady load of
+CPU-bound requests the extra threads would only contend for the lock.
 """
 
 import threading
@@ -83,16 +84,21 @@ class Server:
     def _watchdog(self) -> None:
         pool = self._server.requests
         seen = self.finished
-        progress_at = calm_since = time.monotonic()
+        # progress_at: a request finished (or none queued); needed_at:
+        # the extra threads were last needed (a stall, or a thread
+        # waiting on a conductor)
+        progress_at = needed_at = time.monotonic()
         idle_since = None
         while not self._stop.wait(GROW_TICK):
             try:
                 now = time.monotonic()
                 done = self.finished
                 queued = pool.qsize
-                if queued and pool.idle == 0 and self.waiting is not None \
-                        and self.threads < self.max_threads \
-                        and self.waiting() >= self.threads:
+                waiting = self.waiting() if self.waiting is not None else 0
+                if waiting:
+                    needed_at = now
+                if queued and pool.idle == 0 and waiting >= self.threads \
+                        and self.threads < self.max_threads:
                     # every thread waits on a conductor: nobody would
                     # take the queued requests for a long while
                     self._grow(min(queued, self.max_threads - self.threads))
@@ -100,22 +106,21 @@ class Server:
                 elif done != seen or not queued:
                     progress_at = now
                 elif now - progress_at >= self.grow_after and \
-                        pool.idle == 0 and self.threads < self.max_threads:
-                    self._grow(1)
-                    progress_at = now
+                        pool.idle == 0:
+                    needed_at = now      # a stall, even at the limit
+                    if self.threads < self.max_threads:
+                        self._grow(1)
+                        progress_at = now
                 seen = done
-                if self.waiting is not None:
-                    if self.waiting():
-                        calm_since = now
-                    elif now - calm_since > SHRINK_AFTER and \
-                            self.threads > self.min_threads:
-                        # the threads were added for requests waiting on
-                        # conductors, and none has for a while: back to
-                        # the few that serve CPU-bound requests best
-                        pool.shrink(self.threads - self.min_threads)
-                        self.threads = self.min_threads
-                        idle_since = None
-                        continue
+                if now - needed_at > SHRINK_AFTER and \
+                        self.threads > self.min_threads:
+                    # no stall and no wait on a conductor for a while:
+                    # back to the few threads that serve CPU-bound
+                    # requests best (busy ones finish their request)
+                    pool.shrink(self.threads - self.min_threads)
+                    self.threads = self.min_threads
+                    idle_since = None
+                    continue
                 idle = pool.idle
                 if idle > 0 and self.threads > self.min_threads:
                     if idle_since is None:

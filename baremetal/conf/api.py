@@ -20,8 +20,9 @@ opts = [
                     'BMC); in baremetal-api, whose requests also wait on '
                     'conductors, as many as wait are added at once when '
                     'every thread waits on a conductor. Threads no request '
-                    'needed for 2 s are retired (baremetal-api: all but one '
-                    'once none has waited on a conductor for 2 s). '
+                    'needed for 2 s are retired, and all but one once 2 s '
+                    'pass without a stall (in baremetal-api: and without a '
+                    'request waiting on a conductor). '
                     '(Measured: one thread serves about twice the requests '
                     'per second of sixteen busy ones, which contend for '
                     'the interpreter lock.)'),

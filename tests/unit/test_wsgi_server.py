@@ -164,3 +164,40 @@ def test_threads_waiting_on_conductors_make_room_at_once(monkeypatch):
     finally:
         release.set()
         server.close()
+
+
+def test_threads_go_back_under_steady_load(serve, monkeypatch):
+    """Threads added for a blocked request go once no request has
+    stalled for SHRINK_AFTER, even while clients keep every thread busy
+    (CPU-bound requests are served best by one thread)."""
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 60)
+    release = threading.Event()
+    server = serve(8, True, release)
+    port = server.effective_port
+    ENTERED.clear()
+    slow = threading.Thread(target=_get, args=(port, '/slow'))
+    slow.start()
+    assert ENTERED.wait(10)
+    assert _get(port, '/fast') == (200, b'ok')     # a thread was added
+    assert server.threads == 2
+    release.set()
+    slow.join(10)
+    stop = time.monotonic() + 3
+    answered = []
+
+    def hammer():
+        c = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+        while time.monotonic() < stop:
+            c.request('GET', '/fast')
+            answered.append(c.getresponse().read())
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
+    clients = [threading.Thread(target=hammer) for _ in range(6)]
+    for t in clients:
+        t.start()
+    deadline = time.monotonic() + 2.5
+    while server.threads > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.threads == 1
+    for t in clients:
+        t.join(10)
+    assert answered and set(answered) == {b'ok'}
