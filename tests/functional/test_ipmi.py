@@ -181,7 +181,7 @@ def test_slow_bmc_keeps_the_api_responsive(server, tmp_path):
         conn.baremetal.set_node_provision_state(n['uuid'], 'manage',
                                                 wait=True, timeout=60)
         # out of the power sync, which this server runs every second:
-        # with a BMC this slow and the 3 s command timeout these tests
+        # with a BMC this slow and the 8 s command timeout these tests
         # use, a sync read in flight could outlast the power-on's wait
         # for the BMC on a loaded machine (60 s by default)
         status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/maintenance'
