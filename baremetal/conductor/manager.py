@@ -6,6 +6,7 @@ under its lock.  Long work goes to a worker so the call returns at once.
 
 from typing import Any
 
+from oslo_context import context as oslo_context
 from oslo_log import log
 
 from baremetal.common import exception
@@ -47,7 +48,6 @@ class ConductorManager:
         """Calls an API process coalesced (common/rpc_batch.py), run one
         after the other, each with its own request context; each gets
         its result or its error."""
-        from oslo_context import context as oslo_context
         LOG.debug('Running a batch of %d calls', len(calls))
         out = []
         for c in calls:

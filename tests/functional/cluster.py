@@ -94,6 +94,17 @@ class Cluster:
             svc.stop()
 
 
+def enroll(endpoint, names) -> list[str]:
+    """fake-hardware nodes with these names; their UUIDs."""
+    uuids = []
+    for name in names:
+        st, body = call(endpoint, 'POST', '/v1/nodes',
+                        {'driver': 'fake-hardware', 'name': name})
+        assert st == 201, body
+        uuids.append(body['uuid'])
+    return uuids
+
+
 def wait_all(endpoint, uuids, state, timeout=120):
     deadline = time.monotonic() + timeout
     pending = set(uuids)

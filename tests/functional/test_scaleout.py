@@ -9,6 +9,7 @@ import time
 from tests import services
 from tests.functional.cluster import Cluster
 from tests.functional.cluster import call
+from tests.functional.cluster import enroll
 from tests.functional.cluster import provision_all
 from tests.functional.cluster import wait_all
 
@@ -18,12 +19,7 @@ def _lifecycle(tmp, db_url):
     try:
         cluster.wait_conductors(['cond-0', 'cond-1'])
         ep = cluster.api.endpoint
-        uuids = []
-        for i in range(20):
-            st, body = call(ep, 'POST', '/v1/nodes',
-                            {'driver': 'fake-hardware', 'name': 'n%d' % i})
-            assert st == 201, body
-            uuids.append(body['uuid'])
+        uuids = enroll(ep, ['n%d' % i for i in range(20)])
         for verb, state in (('manage', 'manageable'),
                             ('provide', 'available'),
                             ('active', 'active'),
@@ -86,12 +82,7 @@ def test_concurrent_calls_are_batched_and_answered_one_by_one(tmp_path):
     try:
         cluster.wait_conductors(['cond-0', 'cond-1'])
         ep = cluster.api.endpoint
-        uuids = []
-        for i in range(39):
-            st, body = call(ep, 'POST', '/v1/nodes',
-                            {'driver': 'fake-hardware', 'name': 'c%d' % i})
-            assert st == 201, body
-            uuids.append(body['uuid'])
+        uuids = enroll(ep, ['c%d' % i for i in range(39)])
 
         def provision(ask):
             u, body = ask
