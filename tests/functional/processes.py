@@ -94,10 +94,13 @@ class Service:
         raise RuntimeError('%s did not answer in %ss:\n%s'
                            % (self.name, timeout, self.log()))
 
-    def log(self) -> str:
+    def log(self, tail: int | None = 6000) -> str:
+        """The process's log: its last ``tail`` characters, or all of it
+        with ``tail=None``."""
         try:
             with open(self.log_file, errors='replace') as f:
-                return f.read()[-6000:]
+                text = f.read()
+                return text if tail is None else text[-tail:]
         except OSError:
             return ''
 

@@ -29,9 +29,13 @@ def _lifecycle(tmp, db_url):
         st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
         owners = {n['conductor'] for n in body['nodes']}
         assert owners == {'cond-0', 'cond-1'}, owners
-        # each conductor really worked on its nodes
+        # each conductor really worked on the nodes it owns
         for name in ('cond-0', 'cond-1'):
-            assert 'registered' in cluster.conductors[name].log()
+            log = cluster.conductors[name].log(tail=None)
+            assert 'registered' in log
+            mine = [n['uuid'] for n in body['nodes']
+                    if n['conductor'] == name]
+            assert any('%s: cleaning finished' % u in log for u in mine)
         for u in uuids:
             st, _ = call(ep, 'DELETE', '/v1/nodes/%s' % u)
             assert st == 204
