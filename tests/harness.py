@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from baremetal import conf as baremetal_conf
 from baremetal.api import app as api_app
+from baremetal.api import hardware as api_hardware
 from baremetal.common import state_machine
 from baremetal.conductor import rpcapi
 from baremetal.conductor import service
@@ -76,7 +77,10 @@ class Harness:
         use instead of a fresh SQLite file."""
         CONF.reset()
         configure(overrides)
+        self._overrides = list(overrides or ())
         CONF.set_override('host', 'test-conductor')
+        if 'state_path' not in (overrides or {}):
+            CONF.set_override('state_path', str(tmp_path))
         if db_url is None:
             url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
         else:
@@ -89,6 +93,8 @@ class Harness:
         self.conductor.register()
         self.rpc = rpcapi.ConductorAPI(CONF, local=self.conductor)
         self.app = api_app.setup_app(CONF, self.rpc)
+        # the API's view of the drivers is per process: this conductor's
+        api_hardware._ensure(force=True)
         self.version = version
 
     def close(self) -> None:
@@ -97,8 +103,12 @@ class Harness:
         self.conductor.periodic_pool.shutdown(wait=False)
         db.close_connections()
         db.engine().dispose()
-        for k in list(FAKE_ONLY):
-            CONF.clear_override(k)
+        self.conductor.step_poller.stop()
+        for k in list(FAKE_ONLY) + self._overrides + ['state_path']:
+            group = None
+            if '.' in k:
+                group, k = k.split('.', 1)
+            CONF.clear_override(k, group=group)
         CONF.reset()
 
     def request(self, method: str, path: str, body=None,
@@ -125,6 +135,19 @@ class Harness:
         return resp.status_int, data, resp.headers
 
     # ---- conveniences ----
+    def heartbeat(self, node: str, body: dict | None = None):
+        """Heartbeat as an agent does: look the node up at 1.62 for
+        this boot's token (first time only), then send it."""
+        tokens = self.__dict__.setdefault('_tokens', {})
+        if node not in tokens:
+            status, found, _ = self.request(
+                'GET', '/v1/lookup?node_uuid=%s' % node, version='1.62')
+            assert status == 200, found
+            tokens[node] = found['config']['agent_token']
+        return self.request('POST', '/v1/heartbeat/%s' % node,
+                            dict({'agent_token': tokens[node]},
+                                 **(body or {})), version='1.62')
+
     def create_node(self, **fields) -> dict:
         fields.setdefault('driver', 'fake-hardware')
         status, body, _ = self.request('POST', '/v1/nodes', fields)

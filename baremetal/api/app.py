@@ -54,6 +54,7 @@ class Dispatcher:
         self.rpcapi = rpcapi
         self.public_endpoint = (conf.api.public_endpoint or '').rstrip('/')
         self.max_body = conf.api.max_request_body_size
+        self.max_depth = conf.api.max_json_body_depth
 
     @pecan.expose()
     def dispatch(self, req, resp):
@@ -66,7 +67,8 @@ class Dispatcher:
                 raise exception.NotAuthenticated(
                     'Authentication is required')
             host_url = self.public_endpoint or req.host_url
-            areq = api_request.Request(req, version, ctx, host_url)
+            areq = api_request.Request(req, version, ctx, host_url,
+                                       self.max_depth)
             areq.route = r
             if not r.min_version <= version <= r.max_version:
                 raise exception.ResourceNotFound(

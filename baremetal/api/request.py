@@ -1,16 +1,19 @@
 """What a handler sees of a request."""
 
-import json
 from typing import Any
 
 from baremetal.common import exception
+from baremetal.common import json_depth
+
+DEFAULT_MAX_DEPTH = 25
 
 
 class Request:
     __slots__ = ('raw', 'version', 'context', 'route', 'response_headers',
-                 'status', '_json', 'host_url')
+                 'status', '_json', 'host_url', 'max_depth')
 
-    def __init__(self, raw, version: int, context, host_url: str) -> None:
+    def __init__(self, raw, version: int, context, host_url: str,
+                 max_depth: int = DEFAULT_MAX_DEPTH) -> None:
         self.raw = raw                  # webob/pecan request
         self.version = version
         self.context = context
@@ -19,6 +22,7 @@ class Request:
         self.status: int | None = None
         self._json: Any = ...
         self.host_url = host_url
+        self.max_depth = max_depth
 
     @property
     def params(self):
@@ -35,7 +39,11 @@ class Request:
                 self._json = None
             else:
                 try:
-                    self._json = json.loads(body)
+                    self._json = json_depth.loads(body, self.max_depth)
+                except json_depth.TooDeep as e:
+                    raise exception.Invalid(
+                        reason='the request body is %s ([api]'
+                        'max_json_body_depth)' % e) from None
                 except ValueError as e:
                     raise exception.Invalid(
                         reason='the request body is not valid JSON: %s'

@@ -72,9 +72,12 @@ ALLOCATION_BACKFILL = 58
 CONFIGDRIVE_VENDOR_DATA = 59
 ALLOCATION_OWNER = 60
 RETIRED = 61
+AGENT_TOKEN = 62              # lookup returns, heartbeat sends agent_token
+AGENT_VERIFY_CA = 68          # heartbeat may send the agent's TLS CA
+AGENT_STATUS = 72             # heartbeat may send agent_status(_message)
 
 # The newest version whose every feature is implemented.
-MAX = RETIRED
+MAX = AGENT_TOKEN
 
 MIN_STRING = '%d.%d' % (BASE, MIN)
 MAX_STRING = '%d.%d' % (BASE, MAX)

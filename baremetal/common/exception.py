@@ -299,3 +299,40 @@ class StepsNotReady(BaremetalException):
 
     _msg_fmt = ('The steps of node %(node)s are not known yet; retry in '
                 '%(retry_after)s seconds.')
+
+
+class AgentTokenInvalid(NotAuthenticated):
+    _msg_fmt = ('Invalid or missing agent token for node %(node)s: '
+                '%(reason)s')
+
+
+# ---- the agent on a node (ironic-python-agent) ----
+
+class AgentError(BaremetalException):
+    """A command the conductor sent the agent failed, or the agent gave
+    an answer that makes no sense."""
+
+    _msg_fmt = ('Agent on node %(node)s: %(command)s failed: '
+                '%(error)s')
+
+
+class AgentConnectionFailed(AgentError):
+    _msg_fmt = ('Agent on node %(node)s cannot be reached at %(url)s '
+                '(%(command)s): %(error)s')
+
+
+class AgentNotReady(AgentError):
+    """The node has no agent on record (it never heartbeated this
+    boot)."""
+
+    _msg_fmt = ('Node %(node)s has no running agent on record: '
+                '%(reason)s')
+
+
+class ImageDownloadFailed(BaremetalException):
+    _msg_fmt = 'Failed to fetch %(url)s: %(reason)s'
+
+
+class ImageChecksumError(ImageDownloadFailed):
+    _msg_fmt = ('The checksum of %(url)s does not match: expected '
+                '%(algo)s %(expected)s, got %(actual)s')

@@ -20,6 +20,7 @@ def _done(task) -> None:
               % (node.uuid, e), {})
         return
     node.driver_internal_info.pop('cleaning_manual', None)
+    node.driver_internal_info.pop(REQUESTED, None)
     if manual or node.retired:
         # a retired node never becomes schedulable again by itself
         task.process_event('manage')
@@ -49,8 +50,23 @@ def _fail(task, message: str, step: dict) -> None:
         task.process_event('fail')
 
 
+def _replan(task) -> None:
+    """The ramdisk is up and its agent reported its steps: plan the
+    cleaning with them (manual: the steps asked for, checked again)."""
+    requested = task.node.driver_internal_info.get(REQUESTED)
+    if requested is not None:
+        plan = steps_mod.resolve_requested(task, 'clean', requested)
+    else:
+        plan = steps_mod.enabled_steps(task, 'clean')
+    step_runner.set_plan(task, KIND, plan)
+    task.node.driver_internal_info[KIND.index_key] = -1
+
+
+# the steps a manual cleaning asked for, kept until the agent is up
+REQUESTED = 'clean_steps_requested'
+
 KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
-                            on_done=_done, on_fail=_fail)
+                            on_done=_done, on_fail=_fail, replan=_replan)
 
 
 def automated_clean_enabled(task) -> bool:
@@ -70,10 +86,14 @@ def start(task, manual_steps: list[dict] | None = None) -> None:
         _done(task)
         return
     try:
-        if manual_steps is not None:
-            plan = steps_mod.resolve_requested(task, 'clean', manual_steps)
-        else:
-            plan = steps_mod.enabled_steps(task, 'clean')
+        try:
+            if manual_steps is not None:
+                plan = steps_mod.resolve_requested(task, 'clean',
+                                                   manual_steps)
+            else:
+                plan = steps_mod.enabled_steps(task, 'clean')
+        except exception.StepsNotReady:
+            plan = None     # an agent reports them once its ramdisk is up
         task.driver.power.validate(task)
         task.driver.deploy.validate(task)
         prep = task.driver.deploy.prepare_cleaning(task)
@@ -81,9 +101,15 @@ def start(task, manual_steps: list[dict] | None = None) -> None:
         _fail(task, 'Failed to prepare cleaning of node %s: %s'
               % (node.uuid, e), {})
         return
-    step_runner.set_plan(task, KIND, plan)
+    if plan is None and prep != states.CLEANWAIT:
+        _fail(task, 'Failed to prepare cleaning of node %s: its deploy '
+              'interface cannot list its clean steps and boots no agent '
+              'that could' % node.uuid, {})
+        return
+    step_runner.set_plan(task, KIND, plan or [])
     if manual_steps is not None:
         node.driver_internal_info['cleaning_manual'] = True
+        node.driver_internal_info[REQUESTED] = manual_steps
     if prep == states.CLEANWAIT:
         # the ramdisk boots; its first heartbeat resumes at step 0
         node.driver_internal_info[KIND.index_key] = -1
@@ -119,3 +145,4 @@ def _teardown_after_abort(task) -> None:
         LOG.exception('Node %s: tear_down_cleaning failed after abort',
                       task.node.uuid)
     step_runner.clear_plan(task, KIND)
+    task.node.driver_internal_info.pop(REQUESTED, None)

@@ -9,6 +9,7 @@ from typing import Any
 from oslo_context import context as oslo_context
 from oslo_log import log
 
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import rpc_batch
 from baremetal.common import state_machine
@@ -129,8 +130,10 @@ class ConductorManager:
         user = (steps_mod.check_request_shape(deploy_steps, 'deploy',
                                               require_priority=True)
                 if deploy_steps else [])
-        # an unknown step or bad args: 400 before anything changes
+        # an unknown step or bad args, an image the deploy interface
+        # cannot write: 400 before anything changes
         steps_mod.resolve_requested(task, 'deploy', user)
+        task.driver.deploy.validate(task)
         task.process_event(event, callback=deployments.start,
                            call_args=(configdrive, user), last_error=None)
 
@@ -274,14 +277,61 @@ class ConductorManager:
         with self._acquire(node_id, shared=True, purpose='steps') as t:
             return steps_mod.listing(t, 'clean', min_priority)
 
+    def get_node_with_token(self, context, node_id: str) -> str:
+        """An agent looked its node up: issue the token of this boot
+        (the first lookup only; later ones get '******', as Ironic
+        answers).  Returns what to hand over."""
+        with self._acquire(node_id, purpose='agent lookup') as task:
+            node = task.node
+            if agent_tokens.present(node):
+                LOG.warning('Node %s: a second lookup in the same boot; '
+                            'the agent token is not handed out again',
+                            node.uuid)
+                return agent_tokens.MASK
+            token = agent_tokens.issue(node)
+            LOG.info('Node %s: agent token issued at lookup', node.uuid)
+        return token
+
     def heartbeat(self, context, node_id: str,
                   callback_url: str | None = None,
-                  agent_version: str | None = None) -> None:
+                  agent_version: str | None = None,
+                  agent_token: str | None = None,
+                  agent_verify_ca: str | None = None,
+                  agent_status: str | None = None,
+                  agent_status_message: str | None = None) -> None:
+        """An agent reported in.  Without this boot's token nothing
+        changes (401)."""
         with self._acquire(node_id, purpose='heartbeat') as task:
-            info = task.node.driver_internal_info
-            info['agent_url'] = callback_url
+            node = task.node
+            if not agent_tokens.valid(node, agent_token):
+                LOG.warning('Node %s: heartbeat refused: %s agent token',
+                            node.uuid, 'no' if not agent_tokens.present(
+                                node) else 'a wrong')
+                raise exception.AgentTokenInvalid(
+                    node=node.uuid,
+                    reason='it does not match the token issued at this '
+                           'boot\'s lookup' if agent_tokens.present(node)
+                    else 'no token was issued for this boot (no lookup '
+                         'at API 1.62 or later)')
+            info = node.driver_internal_info
+            known = info.get('agent_url')
+            if known and callback_url and known != callback_url:
+                raise exception.InvalidParameterValue(
+                    err='the agent of node %s changed its callback_url '
+                        'within one boot (%s, now %s)'
+                    % (node.uuid, known, callback_url))
+            if callback_url:
+                info['agent_url'] = callback_url
             info['agent_version'] = agent_version
+            if agent_verify_ca:
+                info['agent_verify_ca'] = agent_verify_ca
+            if agent_status:
+                info['agent_status'] = agent_status
+                info['agent_status_message'] = agent_status_message
             info['agent_last_heartbeat'] = db.utcnow().isoformat()
+            if node.provision_state in state_machine.WAIT_STATES:
+                # a live agent: the callback timeout starts again
+                node.provision_updated_at = db.utcnow()
             task.driver.deploy.heartbeat(task, callback_url, agent_version)
 
     def vendor_passthru(self, context, node_id: str, method: str,

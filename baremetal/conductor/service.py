@@ -12,6 +12,7 @@ from baremetal.conductor import deployments
 from baremetal.conductor import hash_ring
 from baremetal.conductor import manager
 from baremetal.conductor import periodics
+from baremetal.conductor import step_polling
 from baremetal.conductor import step_runner
 from baremetal.conductor import workers
 from baremetal.db import api as db
@@ -37,6 +38,7 @@ class Conductor:
             max_workers=conf.conductor.sync_power_state_workers)
         self.rings = hash_ring.RingManager(conf)
         self.manager = manager.ConductorManager(self)
+        self.step_poller = step_polling.StepPoller(self)
         self.power_failures: dict[str, int] = {}
         self.first_takeover = True
         self._periodic_worker = None
@@ -80,6 +82,7 @@ class Conductor:
     def stop(self, graceful: bool = True) -> None:
         """Stop taking work, let running work finish (bounded), hand the
         nodes back and leave the ring."""
+        self.step_poller.stop()
         if self._periodic_worker is not None:
             self._periodic_worker.stop()
             self._periodic_worker.wait()
@@ -96,6 +99,11 @@ class Conductor:
                         row['uuid'], row['provision_state'])
         self.workers.shutdown(wait=False)
         self.periodic_pool.shutdown(wait=False)
+
+    @staticmethod
+    def wait_kind(state: str) -> step_runner.StepKind | None:
+        """The kind of steps a node in wait state ``state`` runs."""
+        return _WAIT_KINDS.get(state)
 
     def resume_steps(self, task, error: str | None = None) -> None:
         """The async step a node waits on ended: go on (or fail)."""

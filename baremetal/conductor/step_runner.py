@@ -24,6 +24,9 @@ class StepKind:
     wait_state: str                 # CLEANWAIT / DEPLOYWAIT
     on_done: Callable               # on_done(task)
     on_fail: Callable               # on_fail(task, message, step)
+    # replan(task): called when the ramdisk the plan waited for (index
+    # -1) is up, to plan with the steps its agent now reports
+    replan: Callable | None = None
 
     @property
     def step_field(self) -> str:
@@ -82,6 +85,10 @@ def run(task, kind: StepKind, start: int = 0) -> None:
             LOG.info('Node %s: %s step %s continues asynchronously',
                      node.uuid, kind.name, name)
             task.process_event('wait')
+            if getattr(iface, 'polls_steps', False):
+                # look soon, then less often (conductor/step_polling.py)
+                task.conductor.step_poller.watch(node.uuid,
+                                                 kind.wait_state, step)
             return
         if result is not None:
             msg = ('%s step %s on node %s returned %r; expected None or '
@@ -101,14 +108,26 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
     info = node.driver_internal_info
     index = info.get(kind.index_key)
     plan = info.get(kind.steps_key) or []
-    step = plan[index] if index is not None and index < len(plan) else {}
+    step = plan[index] if index is not None and 0 <= index < len(plan) \
+        else {}
     task.process_event('resume')
     if error:
+        if not step:
+            kind.on_fail(task, 'Preparing %s of node %s failed: %s'
+                         % (kind.name, node.uuid, error), {})
+            return
         name = '%s.%s' % (step.get('interface'), step.get('step'))
         kind.on_fail(task, '%s step %s failed on node %s: %s'
                      % (kind.name.capitalize(), name, node.uuid, error),
                      step)
         return
+    if index == -1 and kind.replan is not None:
+        try:
+            kind.replan(task)
+        except Exception as e:
+            kind.on_fail(task, 'Failed to plan the %s steps of node %s: '
+                         '%s' % (kind.name, node.uuid, e), {})
+            return
     _after_step(task, step)
     task.spawn_after(run, kind, (index or 0) + 1)
 
@@ -123,6 +142,7 @@ def current_step(task, kind: StepKind) -> dict:
     info = task.node.driver_internal_info
     index = info.get(kind.index_key)
     plan = info.get(kind.steps_key) or []
-    if index is None or index >= len(plan):
+    if index is None or not 0 <= index < len(plan):
+        # -1: waiting for the agent before the steps are planned
         return {}
     return plan[index]

@@ -2,16 +2,18 @@
 
 from oslo_config import cfg
 
+from baremetal.conf import agent
 from baremetal.conf import api
 from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import ipmi
+from baremetal.conf import pxe
 from baremetal.conf import redfish
 
 CONF = cfg.CONF
 
-for _mod in (default, api, conductor, database, deploy, ipmi,
-             redfish):
+for _mod in (default, agent, api, conductor, database, deploy, ipmi,
+             pxe, redfish):
     _mod.register_opts(CONF)

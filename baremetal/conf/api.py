@@ -3,6 +3,12 @@
 from oslo_config import cfg
 
 opts = [
+    cfg.IntOpt('ramdisk_heartbeat_timeout', default=300, min=10,
+               help='Seconds an agent is told it may go between '
+                    'heartbeats (it heartbeats at 30-60 % of it). The '
+                    'conductor polls running agent commands itself, so '
+                    'this bounds only how soon a conductor that took a '
+                    'node over hears from its agent.'),
     cfg.HostAddressOpt('host_ip', default='127.0.0.1',
                        help='Address the API listens on. The default '
                             'keeps a noauth service on loopback.'),
@@ -31,6 +37,12 @@ opts = [
                     'keep-alive connections kept open, at most.'),
     cfg.IntOpt('max_request_body_size', default=1048576 * 16, min=1024,
                help='Bytes a request body may have; larger is 413.'),
+    cfg.IntOpt('max_json_body_depth', default=25, min=1,
+               help='How deeply JSON from outside may nest: request '
+                    'bodies (and JSON-patch values in them), agent '
+                    'lookups and heartbeats (400 beyond it), and agent '
+                    'command results (the step fails). A top-level object '
+                    'or array is one level.'),
     cfg.StrOpt('public_endpoint',
                help='Base URL put into links, if it differs from the '
                     'URL clients reach (e.g. behind a proxy).'),

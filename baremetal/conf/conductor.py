@@ -74,6 +74,17 @@ opts = [
                help='Seconds between checks for nodes left by dead '
                     'conductors (and for this conductor\'s own nodes '
                     'after a restart).'),
+    cfg.StrOpt('api_url',
+               help='URL agents reach the API at (the ipa-api-url '
+                    'kernel parameter of the ramdisk). Unset: '
+                    'http://<[api]host_ip>:<[api]port> of this '
+                    'machine, right only for the embedded server.'),
+    cfg.StrOpt('deploy_kernel',
+               help='Agent ramdisk kernel (http(s):// or file:// URL, or '
+                    'an absolute path) for nodes whose driver_info names '
+                    'none.'),
+    cfg.StrOpt('deploy_ramdisk',
+               help='Agent ramdisk initramfs, as deploy_kernel.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for running '
                     'work before it hands its nodes back.'),

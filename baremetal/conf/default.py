@@ -10,15 +10,15 @@ INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'inspect',
 
 _ENABLED_DEFAULTS = {
     'bios': ['no-bios', 'fake', 'redfish'],
-    'boot': ['fake'],
+    'boot': ['fake', 'ipxe', 'redfish-virtual-media'],
     'console': ['no-console', 'fake'],
-    'deploy': ['fake'],
+    'deploy': ['fake', 'direct', 'ramdisk'],
     'inspect': ['no-inspect', 'fake', 'redfish'],
     'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],
     'power': ['fake', 'ipmi', 'ipmitool', 'redfish'],
     'raid': ['no-raid', 'fake'],
-    'rescue': ['no-rescue', 'fake'],
+    'rescue': ['no-rescue', 'fake', 'agent'],
     'storage': ['noop', 'fake'],
     'vendor': ['no-vendor', 'fake'],
 }
@@ -72,6 +72,13 @@ opts = [
     cfg.StrOpt('state_path', default='~/.local/state/baremetal',
                help='Directory for state kept on disk (the default SQLite '
                     'database of baremetal-server).'),
+    cfg.StrOpt('isolinux_bin', default='/usr/lib/ISOLINUX/isolinux.bin',
+               help='isolinux boot loader put into boot ISOs (Debian '
+                    'package isolinux) for legacy BIOS boot.'),
+    cfg.StrOpt('ldlinux_c32', default='/usr/lib/syslinux/modules/bios/'
+                                      'ldlinux.c32',
+               help='ldlinux.c32 that isolinux needs beside it (Debian '
+                    'package syslinux-common).'),
     cfg.IntOpt('rpc_response_timeout_api', default=60, min=1,
                help='Seconds the API waits for a conductor to answer an '
                     'RPC call before answering 503.'),

@@ -1,4 +1,5 @@
-"""[deploy] options: priorities of the built-in disk clean steps."""
+"""[deploy] options: disk clean step priorities, and the files the
+conductor serves to BMCs and agents over HTTP."""
 
 from oslo_config import cfg
 
@@ -13,6 +14,33 @@ opts = [
                     'automated cleaning.'),
     cfg.BoolOpt('fast_track', default=False,
                 help='Reserved for agent-based deploys; no effect yet.'),
+    cfg.StrOpt('http_root', default='$state_path/httpboot',
+               help='Directory whose files the conductor publishes over '
+                    'HTTP (boot ISOs for virtual media, later iPXE '
+                    'scripts and images).'),
+    cfg.StrOpt('http_url',
+               help='URL under which BMCs and agents reach http_root, '
+                    'e.g. http://192.0.2.1:8089. Unset: '
+                    'http://<http_server_host>:<port of the conductor\'s '
+                    'own server>.'),
+    cfg.StrOpt('external_http_url',
+               help='URL under which BMCs reach http_root, when it '
+                    'differs from http_url (which agents on the '
+                    'provisioning network use): virtual media ISOs are '
+                    'handed to BMCs with this one. Unset: http_url.'),
+    cfg.BoolOpt('http_server_enabled', default=True,
+                help='The conductor serves http_root itself (a small '
+                     'read-only file server, started when the first file '
+                     'is published). Turn off when a web server of your '
+                     'own serves http_root at http_url.'),
+    cfg.HostAddressOpt('http_server_host', default='127.0.0.1',
+                       help='Address the conductor\'s file server listens '
+                            'on. BMCs must reach it: set an address of '
+                            'the provisioning network for real '
+                            'hardware.'),
+    cfg.PortOpt('http_server_port', default=8089,
+                help='Port of the conductor\'s file server; 0 picks a '
+                     'free one at start (tests; then set no http_url).'),
 ]
 
 

@@ -1,20 +1,24 @@
 """``list_opts`` for oslo-config-generator (entry point ``baremetal``)."""
 
+from baremetal.conf import agent
 from baremetal.conf import api
 from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import ipmi
+from baremetal.conf import pxe
 from baremetal.conf import redfish
 
 GROUP_MODULES = {
     'DEFAULT': default,
+    'agent': agent,
     'api': api,
     'conductor': conductor,
     'database': database,
     'deploy': deploy,
     'ipmi': ipmi,
+    'pxe': pxe,
     'redfish': redfish,
 }
 

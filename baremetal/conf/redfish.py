@@ -3,6 +3,10 @@
 from oslo_config import cfg
 
 opts = [
+    cfg.StrOpt('kernel_append_params', default='nofb vga=normal',
+               help='Kernel parameters added to the agent ramdisk booted '
+                    'over virtual media (driver_info '
+                    'kernel_append_params overrides them per node).'),
     cfg.IntOpt('connection_attempts', default=5, min=1,
                help='How many times a Redfish request is tried when the '
                     'BMC cannot be reached or answers with a server '

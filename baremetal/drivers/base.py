@@ -129,6 +129,10 @@ class BaseInterface(metaclass=abc.ABCMeta):
         self.step_priorities: dict[str, dict[str, int]] = {
             kind: {name: step.priority for name, step in steps.items()}
             for kind, steps in self._declared_steps.items()}
+        # [conductor]*_step_priority_override for this interface type,
+        # set by the registry: {kind: {step: priority}}
+        self.step_overrides: dict[str, dict[str, int]] = {
+            kind: {} for kind in STEP_KINDS}
 
     @abc.abstractmethod
     def get_properties(self) -> dict[str, str]:

@@ -20,7 +20,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_boot_interfaces(self):
-        return ['fake']
+        return ['fake', 'ipxe']
 
     @property
     def supported_console_interfaces(self):
@@ -28,7 +28,8 @@ class FakeHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_deploy_interfaces(self):
-        return ['fake']
+        # the agent ones too: fake power and boot, a real agent protocol
+        return ['fake', 'direct', 'ramdisk']
 
     @property
     def supported_inspect_interfaces(self):
@@ -44,7 +45,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_rescue_interfaces(self):
-        return ['fake', 'no-rescue']
+        return ['fake', 'no-rescue', 'agent']
 
     @property
     def supported_storage_interfaces(self):

@@ -19,5 +19,19 @@ class IPMIHardware(hardware_type.AbstractHardwareType):
         return ['no-inspect']
 
     @property
+    def supported_boot_interfaces(self):
+        # fake: only for tests that exercise the BMC alone
+        return ['ipxe', 'fake']
+
+    @property
+    def supported_rescue_interfaces(self):
+        return ['no-rescue', 'agent']
+
+    @property
+    def supported_deploy_interfaces(self):
+        # fake: tests of the BMC alone
+        return ['direct', 'ramdisk', 'fake']
+
+    @property
     def supported_console_interfaces(self):
         return ['no-console']

@@ -21,3 +21,18 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
     @property
     def supported_inspect_interfaces(self):
         return ['redfish', 'no-inspect']
+
+    @property
+    def supported_boot_interfaces(self):
+        # fake: only for tests that exercise the BMC alone
+        return ['redfish-virtual-media', 'ipxe', 'fake']
+
+    @property
+    def supported_rescue_interfaces(self):
+        return ['no-rescue', 'agent']
+
+    @property
+    def supported_deploy_interfaces(self):
+        # the agent erases and writes disks; fake does neither (test
+        # only, and refused for automated cleaning: see FakeDeploy)
+        return ['direct', 'ramdisk', 'fake']

@@ -71,6 +71,24 @@ class DriverSet:
             raise AttributeError(name) from None
 
 
+def _entry_point_name(hw_name: str, it: str, cls) -> str:
+    """The entry point of ``baremetal.hardware.interfaces.<it>`` that
+    names class ``cls``; DriverLoadError saying what to list if none."""
+    from importlib import metadata
+    target = '%s:%s' % (getattr(cls, '__module__', ''),
+                        getattr(cls, '__qualname__', repr(cls)))
+    names = sorted(ep.name for ep in metadata.entry_points(
+        group=IFACE_NS % it) if ep.value.replace(' ', '') == target)
+    if not names:
+        raise exception.DriverLoadError(
+            driver=hw_name,
+            reason='supported_%s_interfaces lists the class %s, but no '
+                   'entry point in %s names it; register it in your '
+                   'package\'s entry points and list its name (or the '
+                   'class) there' % (it, target, IFACE_NS % it))
+    return names[0]
+
+
 class Registry:
     """Enabled hardware types and interface implementations."""
 
@@ -91,6 +109,7 @@ class Registry:
                 for it in INTERFACE_TYPES}
         self.interfaces: dict[str, dict[str, Any]] = interfaces
         self._driver_sets: dict[tuple, DriverSet] = {}
+        self._supported: dict[tuple[str, str], list[str]] = {}
         self._resolve_priorities()
         self._check_hardware_types()
 
@@ -141,6 +160,10 @@ class Registry:
                 if not isinstance(obj, base.BaseInterface):
                     continue
                 for kind in base.STEP_KINDS:
+                    # kept for steps only known at run time (an agent's)
+                    obj.step_overrides[kind] = {
+                        step: p for (i, step), p in overrides[kind].items()
+                        if i == it}
                     prios = obj.step_priorities[kind]
                     for step in prios:
                         named = _NAMED_PRIORITY_OPTS.get((kind, it, step))
@@ -170,21 +193,37 @@ class Registry:
             seen[p] = step
 
     # ---- hardware types ----
+    def supported(self, hw_name: str, it: str) -> list[str]:
+        """Entry point names of the ``it`` interfaces hardware type
+        ``hw_name`` supports, in its order.  A hardware type may list
+        interface classes, as Ironic's do: each stands for the entry
+        point that names it."""
+        key = (hw_name, it)
+        found = self._supported.get(key)
+        if found is None:
+            hw = self.hardware_types[hw_name]
+            found = self._supported[key] = [
+                item if isinstance(item, str)
+                else _entry_point_name(hw_name, it, item)
+                for item in hw.supported(it)]
+        return found
+
     def _check_hardware_types(self) -> None:
-        for name, hw in self.hardware_types.items():
-            for it in ('power', 'management'):
-                if not set(hw.supported(it)) & set(self.interfaces[it]):
+        for name in self.hardware_types:
+            for it in INTERFACE_TYPES:
+                supported = self.supported(name, it)
+                if it in ('power', 'management') and \
+                        not set(supported) & set(self.interfaces[it]):
                     raise exception.DriverLoadError(
                         driver=name,
                         reason='none of its %s interfaces %s is enabled '
                                '(enabled_%s_interfaces = %s)'
-                        % (it, hw.supported(it), it,
+                        % (it, supported, it,
                            sorted(self.interfaces[it])))
 
     def default_interface(self, hw_name: str, it: str) -> str | None:
-        hw = self.hardware_types[hw_name]
         conf_default = getattr(self.conf, 'default_%s_interface' % it)
-        supported = hw.supported(it)
+        supported = self.supported(hw_name, it)
         if conf_default and conf_default in supported and \
                 conf_default in self.interfaces[it]:
             return conf_default
@@ -196,10 +235,10 @@ class Registry:
     def offered(self) -> list[dict]:
         """Rows for conductor_hardware_interfaces: what we can run."""
         rows = []
-        for hw_name, hw in self.hardware_types.items():
+        for hw_name in self.hardware_types:
             for it in INTERFACE_TYPES:
                 default = self.default_interface(hw_name, it)
-                for impl in hw.supported(it):
+                for impl in self.supported(hw_name, it):
                     if impl in self.interfaces[it]:
                         rows.append({'hardware_type': hw_name,
                                      'interface_type': it,

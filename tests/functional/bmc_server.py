@@ -25,7 +25,12 @@ def conf(tmp) -> dict:
         # seconds to answer; a dead one still fails well within the tests
         ipmi={'command_retry_timeout': 8, 'min_command_interval': 0.02},
         redfish={'connection_attempts': 1, 'connection_retry_interval': 0,
-                 'connection_timeout': 10, 'power_poll_interval': 0})
+                 'connection_timeout': 10, 'power_poll_interval': 0},
+        # these tests exercise the BMC alone: no agent boots, so the fake
+        # deploy and boot, whose no-op disk erasing is turned off (it is
+        # refused on real hardware otherwise); tests/vm boots the agent
+        deploy={'erase_devices_priority': 0,
+                'erase_devices_metadata_priority': 0})
     c['DEFAULT'].update({
         'enabled_hardware_types': ['fake-hardware', 'ipmi', 'redfish'],
         'enabled_power_interfaces': ['fake', 'ipmi', 'ipmitool',
@@ -34,6 +39,8 @@ def conf(tmp) -> dict:
                                           'ipmitool', 'redfish'],
         'enabled_bios_interfaces': ['no-bios', 'fake', 'redfish'],
         'enabled_inspect_interfaces': ['no-inspect', 'fake', 'redfish'],
+        'default_deploy_interface': 'fake',
+        'default_boot_interface': 'fake',
     })
     return c
 

@@ -237,9 +237,21 @@ def test_async_deploy_step_waits_then_completes(bm, node, server):
     got = bm.wait_state(node['uuid'], 'wait call-back')
     assert got['deploy_step']['step'] == 'write_image'
     assert ran(node, 'deploy') == DEPLOY_ORDER[:2]
-    # the agent reports in: the next steps run
+    # the agent reports in (with the token its lookup got): the next
+    # steps run; a heartbeat without the token changes nothing
     status, _ = bs.http(server, 'POST', '/v1/heartbeat/%s' % node['uuid'],
-                        {'callback_url': 'http://192.0.2.9:9999'})
+                        {'callback_url': 'http://127.0.0.1:9'},
+                        version='1.62')
+    assert status == 401
+    assert bs.node(server, node['uuid'])['provision_state'] == \
+        'wait call-back'
+    status, found = bs.http(server, 'GET', '/v1/lookup?node_uuid=%s'
+                            % node['uuid'], version='1.62')
+    assert status == 200, found
+    status, _ = bs.http(server, 'POST', '/v1/heartbeat/%s' % node['uuid'],
+                        {'callback_url': 'http://127.0.0.1:9',
+                         'agent_token': found['config']['agent_token']},
+                        version='1.62')
     assert status == 202
     bm.wait(node['uuid'], 'active')
     assert ran(node, 'deploy') == DEPLOY_ORDER

@@ -14,9 +14,13 @@ setup(
     entry_points={
         'baremetal.hardware.types': [
             'vendor-hardware = baremetal_vendor_test.drivers:VendorHardware',
+            'vendor-agent-hardware = '
+            'baremetal_vendor_test.drivers:VendorAgentHardware',
         ],
         'baremetal.hardware.interfaces.deploy': [
             'vendor-deploy = baremetal_vendor_test.drivers:VendorDeploy',
+            'vendor-agent-deploy = '
+            'baremetal_vendor_test.drivers:VendorAgentDeploy',
         ],
         'baremetal.hardware.interfaces.management': [
             'vendor-conflict = '

@@ -161,14 +161,43 @@ class FakeDeploy(FakeBase, base.DeployInterface):
     def erase_devices(self, task):
         """Erase every disk (abortable while it waits)."""
 
+    def validate(self, task):
+        # erasing nothing on a real machine is a lie: refused where
+        # automated cleaning would run these steps on real hardware
+        if isinstance(task.driver.power, FakeBase):
+            return
+        enabled = sorted(s for s in ('erase_devices',
+                                     'erase_devices_metadata')
+                         if self.step_priorities['clean'].get(s))
+        if enabled:
+            raise exception.InvalidParameterValue(
+                'The fake deploy interface erases nothing, but node %s is '
+                'real hardware (power interface %s) and automated '
+                'cleaning would run its %s: use an agent deploy interface '
+                '(ramdisk or direct), or set [deploy]erase_devices_'
+                'priority and erase_devices_metadata_priority to 0'
+                % (task.node.uuid, task.node.power_interface or 'default',
+                   ' and '.join(enabled)))
+
     def heartbeat(self, task, callback_url, agent_version):
-        if task.node.provision_state in (states.CLEANWAIT,
-                                         states.DEPLOYWAIT):
+        # resume only this interface's own step, steered to wait
+        # (fake_async_steps): never another interface's, e.g. a BIOS
+        # change the BMC has not confirmed
+        state = task.node.provision_state
+        if state not in (states.CLEANWAIT, states.DEPLOYWAIT):
+            return
+        step = (task.node.clean_step if state == states.CLEANWAIT
+                else task.node.deploy_step) or {}
+        name = '%s.%s' % (step.get('interface'), step.get('step'))
+        if step.get('interface') == self.interface_type and name in (
+                task.node.driver_info.get('fake_async_steps') or ()):
             task.resume_steps()
 
 
 class FakeBoot(FakeBase, base.BootInterface):
-    pass
+    # "boots" an agent ramdisk: whatever agent then looks the node up
+    # and heartbeats (a test's stand-in) drives an agent deploy interface
+    boots_agent = True
 
 
 class FakeConsole(FakeBase, base.ConsoleInterface):

@@ -189,3 +189,64 @@ def test_bad_input_is_a_clear_4xx_and_the_node_is_untouched(
     assert fault["faultstring"] and "Traceback" not in fault["faultstring"]
     after = api.node(n["uuid"])
     assert after == before
+
+
+def _nested(kind: str, depth: int) -> bytes:
+    """A JSON value ``depth`` containers deep."""
+    if kind == "array":
+        return b"[" * depth + b"]" * depth
+    return b'{"a":' * (depth - 1) + b"{}" + b"}" * (depth - 1)
+
+
+def _patch(value_depth: int) -> bytes:
+    """A JSON patch whose value is ``value_depth`` deep (the patch itself
+    adds two levels: the list and the operation)."""
+    value = _nested("object", value_depth).decode()
+    return ('[{"op": "add", "path": "/extra/deep", "value": %s}]'
+            % value).encode()
+
+
+@pytest.mark.parametrize("kind", ["array", "object"])
+@pytest.mark.parametrize("depth", [26, 5000])
+def test_json_nested_too_deep_is_400_naming_the_limit(api, kind, depth):
+    n = api.create_node(name="deep", extra={"keep": 1})
+    before = api.node(n["uuid"])
+    for method, path, raw in (
+        ("POST", "/v1/nodes", _nested(kind, depth)),
+        ("PATCH", "/v1/nodes/%s" % n["uuid"], _patch(depth - 2)),
+        ("POST", "/v1/heartbeat/%s" % n["uuid"], _nested(kind, depth)),
+    ):
+        status, resp, _ = api.request(method, path, raw=raw)
+        assert status == 400, (method, path, status, resp)
+        fault = json.loads(resp["error_message"])
+        assert "nested deeper than 25 levels" in fault["faultstring"]
+        assert "max_json_body_depth" in fault["faultstring"]
+    assert api.node(n["uuid"]) == before
+
+
+def test_json_exactly_at_the_depth_limit_is_accepted(api):
+    n = api.create_node(name="deep")
+    status, resp, _ = api.request(
+        "PATCH", "/v1/nodes/%s" % n["uuid"], raw=_patch(23))
+    assert status == 200, resp
+    value = api.node(n["uuid"])["extra"]["deep"]
+    for _ in range(22):
+        value = value["a"]
+    assert value == {}
+
+
+def test_max_json_body_depth_is_an_option(tmp_path):
+    from tests import harness
+    h = harness.Harness(tmp_path, overrides={"api.max_json_body_depth": 3})
+    try:
+        status, resp, _ = h.request(
+            "POST", "/v1/nodes", raw=b'{"driver": "fake-hardware", '
+            b'"extra": {"a": {"b": {"c": 1}}}}')
+        assert status == 400, resp
+        assert "deeper than 3 levels" in resp["error_message"]
+        status, resp, _ = h.request(
+            "POST", "/v1/nodes", raw=b'{"driver": "fake-hardware", '
+            b'"extra": {"a": {"b": 1}}}')
+        assert status == 201, resp
+    finally:
+        h.close()

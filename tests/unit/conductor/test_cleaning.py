@@ -30,7 +30,7 @@ def test_automated_cleaning_runs_enabled_steps_highest_first(api):
         ('deploy', 'erase_devices', 10)]
     node = api.node(n['uuid'])
     assert node['clean_step']['step'] == 'erase_devices_metadata'
-    status, _, _ = api.request('POST', '/v1/heartbeat/%s' % n['uuid'], {})
+    status, _, _ = api.heartbeat(n['uuid'])
     assert status == 202
     node = api.wait_for(n['uuid'], 'available')
     assert node['clean_step'] == {}

@@ -31,7 +31,7 @@ def test_default_deploy_steps_in_order_with_async_step(api):
     assert node['deploy_step']['step'] == 'write_image'
     assert node['driver_internal_info']['deploy_step_index'] == 1
     assert node['power_state'] != 'power on'
-    status, _, _ = api.request('POST', '/v1/heartbeat/%s' % n['uuid'], {})
+    status, _, _ = api.heartbeat(n['uuid'])
     assert status == 202
     node = api.wait_for(n['uuid'], 'active')
     assert node['deploy_step'] == {}

@@ -3,6 +3,7 @@
 from baremetal.drivers import base
 from baremetal.drivers import hardware_type
 from baremetal.drivers.modules import fake
+from baremetal.drivers.modules.agent import deploy as agent_deploy
 
 
 class VendorDeploy(fake.FakeDeploy):
@@ -44,3 +45,33 @@ class VendorHardware(hardware_type.AbstractHardwareType):
     @property
     def supported_deploy_interfaces(self):
         return ['vendor-deploy', 'fake']
+
+
+class VendorAgentDeploy(agent_deploy.RamdiskDeploy):
+    """An agent deploy interface with a step of the vendor's own
+    hardware manager inside the agent, run in band."""
+
+    @base.clean_step(priority=0, argsinfo={
+        'level': {'description': 'How hard to flash', 'required': True}})
+    def vendor_flash_nic(self, task, level):
+        return self.run_in_band(task, 'clean', task.node.clean_step)
+
+
+class VendorAgentHardware(hardware_type.AbstractHardwareType):
+    """Lists interface classes, as Ironic's hardware types do."""
+
+    @property
+    def supported_power_interfaces(self):
+        return [fake.FakePower]
+
+    @property
+    def supported_management_interfaces(self):
+        return [fake.FakeManagement]
+
+    @property
+    def supported_boot_interfaces(self):
+        return [fake.FakeBoot]
+
+    @property
+    def supported_deploy_interfaces(self):
+        return [VendorAgentDeploy, agent_deploy.RamdiskDeploy]

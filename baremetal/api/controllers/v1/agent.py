@@ -1,4 +1,11 @@
-"""/v1/lookup and /v1/heartbeat/{node} (1.22): the agent's endpoints."""
+"""/v1/lookup and /v1/heartbeat/{node} (1.22): the agent's endpoints.
+
+An agent (ironic-python-agent) looks its node up by MAC address at boot;
+from 1.62 the lookup hands it a secret token, issued once per boot, that
+every heartbeat must carry (doc/source/admin/agent.rst).
+"""
+
+import urllib.parse
 
 from baremetal.api import state
 from baremetal.api import versions
@@ -11,6 +18,21 @@ from baremetal.db import api as db
 _LOOKUP_STATES = (states.DEPLOYWAIT, states.CLEANWAIT, states.RESCUEWAIT,
                   states.INSPECTWAIT, states.DEPLOYING, states.CLEANING,
                   states.RESCUING)
+
+AGENT_STATUSES = ('start', 'end', 'error')
+
+_NODE_FIELDS = ('uuid', 'properties', 'instance_info',
+                'driver_internal_info')
+
+
+def _config(token: str | None) -> dict:
+    conf = state.CONF
+    out = {'heartbeat_timeout': conf.api.ramdisk_heartbeat_timeout,
+           'agent_md5_checksum_enable': conf.agent.allow_md5_checksum}
+    if token is not None:
+        out['agent_token'] = token
+        out['agent_token_required'] = True
+    return out
 
 
 @route('GET', '/v1/lookup', min_version=versions.LOOKUP_HEARTBEAT,
@@ -33,12 +55,34 @@ def lookup(req):
         if len(ids) == 1:
             row = db.get_node(ids.pop())
     if row is None or row['provision_state'] not in _LOOKUP_STATES:
+        # one answer whether the node is unknown or in the wrong state
         raise exception.NodeNotFound(node=node_uuid or ','.join(addresses))
-    fields = ('uuid', 'properties', 'instance_info',
-              'driver_internal_info')
-    node = node_view.render(req, row, fields, links=True)
-    return {'node': node, 'config': {'heartbeat_timeout':
-                                     state.CONF.conductor.heartbeat_timeout}}
+    token = None
+    if req.allows(versions.AGENT_TOKEN):
+        # issued by the node's conductor under the node's lock: the first
+        # lookup of a boot gets it, any later one '******'
+        token = state.RPC.node_call(req.context, row,
+                                    'get_node_with_token')
+        row = db.get_node(row['uuid'])
+    node = node_view.render(req, row, _NODE_FIELDS, links=True)
+    return {'node': node, 'config': _config(token)}
+
+
+def _string(body: dict, name: str) -> str | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, str):
+        raise exception.InvalidParameterValue(
+            err='%s must be a string, got %r' % (name, value))
+    return value
+
+
+def _gate(req, body: dict, names: tuple, minor: int) -> None:
+    given = [n for n in names if body.get(n) is not None]
+    if given and not req.allows(minor):
+        raise exception.InvalidParameterValue(
+            err='Field(s) %s not recognised in API version 1.%d; they '
+                'need 1.%d or later' % (', '.join(given), req.version,
+                                        minor))
 
 
 @route('POST', '/v1/heartbeat/{node}', status=202,
@@ -48,19 +92,39 @@ def heartbeat(req, node):
     if not isinstance(body, dict):
         raise exception.InvalidParameterValue(
             err='the body must be a JSON object')
-    callback_url = body.get('callback_url', req.params.get('callback_url'))
-    agent_version = body.get('agent_version',
-                             req.params.get('agent_version'))
-    for name, value in (('callback_url', callback_url),
-                        ('agent_version', agent_version)):
-        if value is not None and not isinstance(value, str):
-            raise exception.InvalidParameterValue(
-                err='%s must be a string, got %r' % (name, value))
-    if agent_version is not None and not req.allows(versions.AGENT_VERSION):
+    body = dict(body)
+    for name in ('callback_url', 'agent_version'):
+        if name not in body and name in req.params:
+            body[name] = req.params[name]
+    fields = {n: _string(body, n) for n in (
+        'callback_url', 'agent_version', 'agent_token', 'agent_verify_ca',
+        'agent_status', 'agent_status_message')}
+    if fields['agent_version'] is not None and \
+            not req.allows(versions.AGENT_VERSION):
         raise exception.NotAcceptable(
             reason='agent_version needs API version 1.36 or later')
+    _gate(req, fields, ('agent_verify_ca',), versions.AGENT_VERIFY_CA)
+    _gate(req, fields, ('agent_status', 'agent_status_message'),
+          versions.AGENT_STATUS)
+    url = fields['callback_url']
+    if url:
+        try:
+            scheme = urllib.parse.urlsplit(url).scheme
+        except ValueError:
+            scheme = ''
+        if scheme not in ('http', 'https'):
+            raise exception.InvalidParameterValue(
+                err='callback_url must be an http(s) URL, got %r' % url)
+    status = fields['agent_status']
+    if status is not None and status not in AGENT_STATUSES:
+        raise exception.InvalidParameterValue(
+            err='agent_status must be one of %s, got %r'
+            % (', '.join(AGENT_STATUSES), status))
+    if fields['agent_token'] is None:
+        raise exception.AgentTokenInvalid(
+            node=node, reason='a heartbeat must carry the agent_token '
+                              'the agent got at lookup (API 1.62 or '
+                              'later)')
     row = db.get_node(node)
-    state.RPC.node_call(req.context, row, 'heartbeat',
-                        callback_url=callback_url,
-                        agent_version=agent_version)
+    state.RPC.node_call(req.context, row, 'heartbeat', **fields)
     return None

@@ -197,7 +197,10 @@ class Page:
             if inner:
                 parts.append(inner)
         for prefix, label in self.stored:
-            parts.append(prefix + (row[label] or '{}'))
+            text = row[label] or '{}'
+            if node_view.TOKEN_KEY_TEXT in text:
+                text = orjson.dumps(node_view.stored_json(text)).decode()
+            parts.append(prefix + text)
         for f, label in self.masked:
             parts.append(_masked(f, row[label]))
         if self.conductor:

@@ -9,6 +9,7 @@ from oslo_utils import strutils
 
 from baremetal.api import state
 from baremetal.api import versions
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import api as db
@@ -59,6 +60,25 @@ BOOL_FIELDS = frozenset(('retired', 'maintenance', 'console_enabled',
 # them over as their stored text, embedded in the response unparsed
 PASSED_THROUGH = (STEP_FIELDS | DICT_FIELDS) - {'driver_info',
                                                 'instance_info'}
+
+
+# driver_internal_info may hold the agent's token while a ramdisk runs:
+# the one secret a passed-through field can hold, found by its key
+TOKEN_KEY_TEXT = '"%s"' % agent_tokens.TOKEN_KEY
+
+
+def stored_json(value):
+    """A stored JSON field for the wire: its text unparsed, unless it
+    holds the agent token, which is masked."""
+    if type(value) is str:
+        if TOKEN_KEY_TEXT not in value:
+            return orjson.Fragment(value)
+        value = orjson.loads(value)
+    value = value or {}
+    if isinstance(value, dict) and agent_tokens.TOKEN_KEY in value:
+        value = dict(value)
+        value[agent_tokens.TOKEN_KEY] = MASK
+    return value
 
 
 def visible_fields(version: int) -> list[str]:
@@ -235,7 +255,7 @@ class Renderer:
         for f in self.dicts:
             v = get(f)
             # stored JSON text (see PASSED_THROUGH) goes out as it is
-            out[f] = orjson.Fragment(v) if type(v) is str else (v or {})
+            out[f] = stored_json(v)
         for f in self.bools:
             out[f] = bool(get(f))
         lookups = self.lookups

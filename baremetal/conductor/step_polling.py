@@ -1,0 +1,136 @@
+"""Polls an asynchronous step soon after it starts, backing off.
+
+A step that goes on asynchronously on an interface that can tell when
+it is done (``polls_steps``: an agent command, a BIOS change the BMC
+applies) is polled 0.1 s after it starts, then at doubling intervals up
+to ``[agent]command_poll_max_interval``, so a node moves on as soon as
+its step ends instead of at the next heartbeat or periodic poll.  The
+periodic ``poll_async_steps`` stays the fallback (a conductor that took
+the node over, a restart).
+
+One thread keeps the schedule; each poll runs in the periodic pool on a
+shared task and takes the node's lock only to resume it.
+"""
+
+import dataclasses
+import heapq
+import itertools
+import threading
+import time
+
+from oslo_log import log
+
+from baremetal.common import exception
+from baremetal.conductor import task_manager
+
+LOG = log.getLogger(__name__)
+
+FIRST_INTERVAL = 0.1
+
+
+@dataclasses.dataclass
+class _Watch:
+    node: str
+    state: str                  # the wait state the node is in
+    step: tuple                 # (interface, step) waited on
+    interval: float = FIRST_INTERVAL
+
+
+class StepPoller:
+    def __init__(self, conductor) -> None:
+        self.conductor = conductor
+        self._heap: list = []
+        self._seq = itertools.count()
+        self._cv = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def watch(self, node_uuid: str, state: str, step: dict) -> None:
+        """Start polling the step ``node_uuid`` waits on in ``state``."""
+        self._push(_Watch(node_uuid, state,
+                          (step.get('interface'), step.get('step'))))
+
+    def _push(self, w: _Watch) -> None:
+        with self._cv:
+            if self._stopped:
+                return
+            heapq.heappush(self._heap, (time.monotonic() + w.interval,
+                                        next(self._seq), w))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._loop, name='step-poller', daemon=True)
+                self._thread.start()
+            self._cv.notify()
+
+    def stop(self) -> None:
+        with self._cv:
+            self._stopped = True
+            self._heap.clear()
+            self._cv.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._stopped and (
+                        not self._heap or
+                        self._heap[0][0] > time.monotonic()):
+                    timeout = (self._heap[0][0] - time.monotonic()
+                               if self._heap else None)
+                    self._cv.wait(timeout)
+                if self._stopped:
+                    return
+                _, _, w = heapq.heappop(self._heap)
+            try:
+                self.conductor.periodic_pool.submit(self._poll, w)
+            except RuntimeError:
+                return      # the pool was shut down
+
+    def _poll(self, w: _Watch) -> None:
+        try:
+            again = self._poll_once(w)
+        except (exception.NodeLocked, exception.NoFreeConductorWorker):
+            again = True    # busy now: look again later
+        except exception.NodeNotFound:
+            again = False
+        except Exception:
+            LOG.exception('Node %s: polling its step failed', w.node)
+            again = True
+        if again:
+            w.interval = min(w.interval * 2,
+                             self.conductor.conf.agent
+                             .command_poll_max_interval)
+            self._push(w)
+
+    def _poll_once(self, w: _Watch) -> bool:
+        """Poll once; True to poll again."""
+        with task_manager.acquire(self.conductor, w.node, shared=True,
+                                  purpose='poll step') as task:
+            if not self._still_waiting(task, w):
+                return False
+            kind = self.conductor.wait_kind(task.node.provision_state)
+            step = getattr(task.node, kind.step_field) or {}
+            iface = task.driver.interfaces.get(step.get('interface'))
+            if iface is None or not getattr(iface, 'polls_steps', False):
+                return False
+            try:
+                finished = iface.poll_step(task, step)
+                error = None
+            except Exception as e:
+                finished, error = True, str(e) or repr(e)
+            if not finished:
+                return True
+            task.upgrade_lock()
+            if not self._still_waiting(task, w):
+                return False
+            self.conductor.resume_steps(task, error)
+            return False
+
+    def _still_waiting(self, task, w: _Watch) -> bool:
+        node = task.node
+        if node.provision_state != w.state:
+            return False
+        kind = self.conductor.wait_kind(node.provision_state)
+        if kind is None:
+            return False
+        step = getattr(node, kind.step_field) or {}
+        return (step.get('interface'), step.get('step')) == w.step

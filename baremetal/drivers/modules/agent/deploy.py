@@ -1,0 +1,441 @@
+"""Deploy interfaces driven by the agent (ironic-python-agent) in band.
+
+``AgentBase`` is what every agent-driven deploy interface shares, and
+what vendor deploy interfaces subclass to add in-band steps of their own
+hardware managers:
+
+* cleaning boots the agent ramdisk through the node's boot interface
+  (``prepare_cleaning`` -> ``clean wait``); the agent's first heartbeat
+  of the boot reports its clean steps, which are cached, merged with the
+  out-of-band steps by priority, and run: in-band ones as agent
+  commands, polled until they end;
+* a heartbeat resumes only what this interface waits on: the ramdisk
+  booting, or the agent command of the current step;
+* ``tear_down_cleaning`` powers the node off, ejects the media and
+  forgets the agent (token, URL).
+
+``ramdisk`` boots an operator-supplied ramdisk and calls the node active
+once its agent heartbeats.  ``direct`` (whole-disk images written by the
+agent) builds on the same base.
+"""
+
+import hashlib
+
+from oslo_log import log
+
+from baremetal.common import agent_tokens
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.drivers import base
+from baremetal.drivers.modules import configdrive
+from baremetal.drivers.modules import http_files
+from baremetal.drivers.modules import image_cache
+from baremetal.drivers.modules.agent import client as agent_client
+
+LOG = log.getLogger(__name__)
+
+CACHED_STEPS = 'agent_cached_clean_steps'
+VERSIONS = 'hardware_manager_version'
+COMMAND = 'agent_command'
+
+# agent steps the [deploy] options re-prioritise
+_PRIORITY_OPTIONS = {'erase_devices': 'erase_devices_priority',
+                     'erase_devices_metadata':
+                         'erase_devices_metadata_priority'}
+
+_WAIT_STATES = {states.CLEANWAIT: 'clean', states.DEPLOYWAIT: 'deploy'}
+
+
+def node_for_agent(task) -> dict:
+    """What the agent is told of the node (no secrets)."""
+    node = task.node
+    info = {k: v for k, v in node.driver_internal_info.items()
+            if k not in (agent_tokens.TOKEN_KEY, 'agent_verify_ca')}
+    return {'uuid': node.uuid, 'properties': node.properties or {},
+            'instance_info': {k: v for k, v in
+                              (node.instance_info or {}).items()
+                              if k != 'configdrive'},
+            'driver_internal_info': info}
+
+
+def ports_for_agent(task) -> list[dict]:
+    return [{'uuid': p.uuid, 'address': p.address,
+             'pxe_enabled': p.pxe_enabled} for p in task.ports]
+
+
+class AgentBase(base.DeployInterface):
+    """Cleaning (and the step machinery) through the agent."""
+
+    polls_steps = True
+
+    def get_properties(self):
+        return {
+            'deploy_kernel': 'Agent ramdisk kernel: http(s)/file URL or '
+                             'absolute path. Optional when [conductor]'
+                             'deploy_kernel is set.',
+            'deploy_ramdisk': 'Agent ramdisk initramfs, as deploy_kernel.',
+            'kernel_append_params': 'Extra kernel parameters for the '
+                                    'ramdisk. Optional.',
+        }
+
+    def validate(self, task):
+        boot = task.driver.boot
+        if not getattr(boot, 'boots_agent', False):
+            raise exception.InvalidParameterValue(
+                'The %s deploy interface needs a boot interface that can '
+                'boot the agent ramdisk; node %s has boot interface %s'
+                % (self.entry_name(), task.node.uuid,
+                   task.node.boot_interface or 'default'))
+        boot.validate(task)
+
+    def entry_name(self) -> str:
+        return getattr(self, 'name', type(self).__name__)
+
+    # ---- booting the agent ----
+    def boot_agent(self, task, ramdisk_params: dict | None = None
+                   ) -> None:
+        """Power off, make the node boot the ramdisk, power on.  A new
+        boot: the last one's token and URL are forgotten."""
+        node = task.node
+        agent_tokens.wipe(node)
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        task.driver.boot.prepare_ramdisk(task, ramdisk_params or {})
+        task.driver.power.set_power_state(task, states.POWER_ON)
+        node.power_state = states.POWER_ON
+        LOG.info('Node %s: booting the agent ramdisk', node.uuid)
+
+    def shut_down_agent(self, task) -> None:
+        """Power off, eject the ramdisk, forget the agent."""
+        node = task.node
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        node.power_state = states.POWER_OFF
+        task.driver.boot.clean_up_ramdisk(task)
+        agent_tokens.wipe(node)
+
+    # ---- cleaning ----
+    def prepare_cleaning(self, task):
+        self.boot_agent(task)
+        return states.CLEANWAIT
+
+    def tear_down_cleaning(self, task):
+        self.shut_down_agent(task)
+
+    def get_clean_steps(self, task):
+        out = super().get_clean_steps(task)     # out-of-band ones
+        cached = task.node.driver_internal_info.get(CACHED_STEPS)
+        if cached is None:
+            return None                         # the agent has not said
+        conf = task.conductor.conf
+        for st in cached:
+            prio = st.get('priority') or 0
+            option = _PRIORITY_OPTIONS.get(st['step'])
+            if option and getattr(conf.deploy, option) is not None:
+                prio = getattr(conf.deploy, option)
+            prio = self.step_overrides['clean'].get(st['step'], prio)
+            out.append({'step': st['step'], 'priority': prio,
+                        'interface': self.interface_type,
+                        'abortable': bool(st.get('abortable')),
+                        'argsinfo': st.get('argsinfo') or None,
+                        'requires_ramdisk': True, 'in_band': True})
+        return out
+
+    def refresh_clean_steps(self, task) -> None:
+        """Ask the agent for its clean steps and cache them."""
+        client = agent_client.Client(task.node, task.conductor.conf)
+        result = client.run_sync('clean.get_clean_steps', {
+            'node': node_for_agent(task), 'ports': ports_for_agent(task)})
+        by_manager = result.get('clean_steps')
+        if not isinstance(by_manager, dict):
+            raise exception.AgentError(
+                node=task.node.uuid, command='clean.get_clean_steps',
+                error='no clean_steps in the answer')
+        steps = []
+        for found in by_manager.values():
+            for st in found or ():
+                if isinstance(st, dict) and st.get('interface') == \
+                        self.interface_type and isinstance(
+                            st.get('step'), str) and \
+                        st['step'] not in self._declared_steps['clean']:
+                    steps.append({k: st.get(k) for k in (
+                        'step', 'priority', 'abortable', 'argsinfo',
+                        'reboot_requested')})
+        info = task.node.driver_internal_info
+        info[CACHED_STEPS] = steps
+        info[VERSIONS] = result.get(VERSIONS) or {}
+        LOG.info('Node %s: the agent offers clean steps %s', task.node.uuid,
+                 ', '.join('%s (%s)' % (s['step'], s['priority'])
+                           for s in steps))
+
+    def execute_clean_step(self, task, step):
+        if step['step'] in self._declared_steps['clean']:
+            return super().execute_clean_step(task, step)
+        return self.run_in_band(task, 'clean', step)
+
+    def run_in_band(self, task, kind: str, step: dict) -> str | None:
+        node = task.node
+        params = {'step': {k: step.get(k) for k in (
+                      'interface', 'step', 'priority', 'args',
+                      'abortable')},
+                  'node': node_for_agent(task),
+                  'ports': ports_for_agent(task)}
+        params['%s_version' % kind] = node.driver_internal_info.get(
+            VERSIONS) or {}
+        name = '%s.execute_%s_step' % (kind, kind)
+        return self.run_command(task, kind, name, params)
+
+    def run_command(self, task, kind: str, name: str, params: dict
+                    ) -> str | None:
+        """Start an agent command for the current step: None when it
+        already ended well, the wait state while it runs."""
+        record = agent_client.Client(task.node, task.conductor.conf).run(
+            name, params, wait=False)
+        if record['command_status'] == agent_client.FAILED:
+            raise exception.AgentError(node=task.node.uuid, command=name,
+                                       error=agent_client.error_of(record))
+        if record['command_status'] == agent_client.SUCCEEDED:
+            return None
+        task.node.driver_internal_info[COMMAND] = {
+            'id': record['id'], 'name': name}
+        return states.CLEANWAIT if kind == 'clean' else states.DEPLOYWAIT
+
+    # ---- waiting ----
+    def poll_step(self, task, step):
+        """The agent command of this step: True when it ended well,
+        raises AgentError when it failed, False while it runs."""
+        cmd = task.node.driver_internal_info.get(COMMAND)
+        if not cmd:
+            return False
+        record = agent_client.Client(task.node, task.conductor.conf
+                                     ).status(cmd['id'], cmd['name'])
+        status = record['command_status']
+        if status == agent_client.RUNNING:
+            return False
+        if status == agent_client.FAILED:
+            raise exception.AgentError(
+                node=task.node.uuid, command=cmd['name'],
+                error=agent_client.error_of(record))
+        return True
+
+    def heartbeat(self, task, callback_url, agent_version):
+        node = task.node
+        if node.provision_state == states.RESCUEWAIT:
+            finalize = getattr(task.driver.rescue, 'finalize_rescue', None)
+            if finalize is not None:
+                task.spawn_after(lambda t: finalize(t))
+            return
+        kind = _WAIT_STATES.get(node.provision_state)
+        if kind is None:
+            LOG.debug('Node %s: heartbeat in "%s" needs nothing',
+                      node.uuid, node.provision_state)
+            return
+        info = node.driver_internal_info
+        if info.get('%s_step_index' % kind) == -1:
+            # the ramdisk came up for cleaning: learn its steps, then plan
+            task.spawn_after(self._ramdisk_up)
+            return
+        step = getattr(node, '%s_step' % kind) or {}
+        if step.get('interface') != self.interface_type:
+            return      # another interface's step: not ours to resume
+        if self.agent_booted(task, step):
+            task.resume_steps()
+            return
+        if info.get(COMMAND):
+            try:
+                done = self.poll_step(task, step)
+            except exception.AgentConnectionFailed:
+                return      # it heartbeated: try again next time
+            except exception.AgentError as e:
+                task.resume_steps(str(e))
+                return
+            if done:
+                task.resume_steps()
+
+    def agent_booted(self, task, step: dict) -> bool:
+        """Does a heartbeat end ``step`` (it waited for the ramdisk to
+        come up)?  Deploy interfaces say which of their steps do."""
+        return False
+
+    def _ramdisk_up(self, task) -> None:
+        try:
+            self.refresh_clean_steps(task)
+        except Exception as e:
+            task.resume_steps('the agent could not list its clean steps: '
+                              '%s' % e)
+            return
+        task.resume_steps()
+
+
+class RamdiskDeploy(AgentBase):
+    """``ramdisk``: boot a ramdisk and call the node active once its
+    agent heartbeats; nothing is written to disk."""
+
+    name = 'ramdisk'
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task):
+        """Boot the ramdisk; active when the agent heartbeats."""
+        ii = task.node.instance_info or {}
+        if ii.get('boot_iso'):
+            params = {'boot_iso': ii['boot_iso']}
+        elif ii.get('kernel') and ii.get('ramdisk'):
+            params = {'instance': True}
+        else:
+            params = {}
+        self.boot_agent(task, params)
+        return states.DEPLOYWAIT
+
+    def agent_booted(self, task, step):
+        return task.node.provision_state == states.DEPLOYWAIT and \
+            step.get('step') == 'deploy'
+
+    def tear_down(self, task):
+        self.shut_down_agent(task)
+        return states.DELETED
+
+
+def image_info(task) -> dict:
+    """What the agent's ``standby.prepare_image`` needs to fetch, check
+    and write the node's whole-disk image (instance_info, as Nova and
+    Ironic's clients fill it)."""
+    node = task.node
+    ii = node.instance_info or {}
+    source = ii.get('image_source')
+    if not source or not isinstance(source, str):
+        raise exception.MissingParameterValue(
+            'Node %s has no instance_info image_source to deploy'
+            % node.uuid)
+    if ii.get('kernel') or ii.get('ramdisk') or \
+            ii.get('image_type') == 'partition':
+        raise exception.InvalidParameterValue(
+            'Node %s asks for a partition image (instance_info kernel/'
+            'ramdisk or image_type partition); only whole-disk images '
+            'are supported: deploy a whole-disk image' % node.uuid)
+    algo, value = _checksum(task, ii)
+    fmt = ii.get('image_disk_format')
+    if fmt not in (None, 'raw', 'qcow2'):
+        raise exception.InvalidParameterValue(
+            'instance_info image_disk_format of node %s must be raw or '
+            'qcow2, got %r' % (node.uuid, fmt))
+    local = image_cache.local_path(source)
+    if local is not None:
+        image_cache.check_source(source)
+    return {'id': hashlib.sha256(source.encode()).hexdigest()[:32],
+            'urls': [source], 'os_hash_algo': algo,
+            'os_hash_value': value, 'disk_format': fmt,
+            'container_format': 'bare', 'image_type': 'whole-disk-image',
+            'stream_raw_images': True, 'node_uuid': node.uuid}
+
+
+_HASH_LENGTHS = {32: 'md5', 64: 'sha256', 128: 'sha512'}
+
+
+def _checksum(task, ii: dict) -> tuple[str, str]:
+    uuid = task.node.uuid
+    algo, value = ii.get('image_os_hash_algo'), ii.get('image_os_hash_value')
+    if not (algo and value):
+        checksum = ii.get('image_checksum')
+        if not checksum or not isinstance(checksum, str):
+            raise exception.MissingParameterValue(
+                'Node %s has no image checksum: set instance_info '
+                'image_os_hash_algo and image_os_hash_value (sha256 or '
+                'sha512)' % uuid)
+        if ':' in checksum and not checksum.startswith('http'):
+            algo, _, value = checksum.partition(':')
+        else:
+            algo, value = _HASH_LENGTHS.get(len(checksum)), checksum
+    if not isinstance(value, str) or not value or \
+            any(c not in '0123456789abcdefABCDEF' for c in value):
+        raise exception.InvalidParameterValue(
+            'The image checksum of node %s must be hexadecimal, got %r'
+            % (uuid, value))
+    allowed = ('sha256', 'sha512') + (
+        ('md5',) if task.conductor.conf.agent.allow_md5_checksum else ())
+    if algo not in allowed:
+        raise exception.InvalidParameterValue(
+            'The image checksum algorithm of node %s must be one of %s, '
+            'got %r%s' % (uuid, ', '.join(allowed), algo,
+                          '' if algo != 'md5' else
+                          ' ([agent]allow_md5_checksum is off)'))
+    return algo, value.lower()
+
+
+class DirectDeploy(AgentBase):
+    """``direct``: the agent fetches the whole-disk image itself, checks
+    its checksum and writes it; the node then boots from disk."""
+
+    name = 'direct'
+
+    def get_properties(self):
+        return super().get_properties()
+
+    def validate(self, task):
+        super().validate(task)
+        if task.node.provision_state not in (states.CLEANING,
+                                             states.CLEANWAIT,
+                                             states.MANAGEABLE,
+                                             states.ENROLL,
+                                             states.VERIFYING):
+            info = image_info(task)
+            local = image_cache.local_path(info['urls'][0])
+            if local is not None:
+                http_files.root(task.conductor.conf)   # publishable
+            configdrive.check((task.node.instance_info or {}).get(
+                'configdrive'))
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task):
+        """Boot the agent ramdisk; go on when it heartbeats."""
+        self.boot_agent(task)
+        return states.DEPLOYWAIT
+
+    def agent_booted(self, task, step):
+        return task.node.provision_state == states.DEPLOYWAIT and \
+            step.get('step') == 'deploy'
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task):
+        """The agent downloads, verifies and writes the image and the
+        config drive."""
+        node = task.node
+        info = image_info(task)
+        local = image_cache.local_path(info['urls'][0])
+        if local is not None:
+            # the agent fetches it from the conductor's file server
+            info['urls'] = [http_files.publish(
+                task.conductor.conf, local, 'images/%s.img' % node.uuid)]
+        params = {'image_info': info, 'configdrive': configdrive.for_agent(
+            (node.instance_info or {}).get('configdrive'), node.uuid)}
+        LOG.info('Node %s: the agent writes image %s', node.uuid,
+                 (node.instance_info or {}).get('image_source'))
+        return self.run_command(task, 'deploy', 'standby.prepare_image',
+                                params)
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task):
+        """Make the node boot from its disk."""
+        task.driver.boot.prepare_instance(task)
+
+    @base.deploy_step(priority=40)
+    def tear_down_agent(self, task):
+        """Flush the disks, power off, eject the ramdisk."""
+        try:
+            agent_client.Client(task.node, task.conductor.conf).run_sync(
+                'standby.sync', {})
+        except exception.AgentError as e:
+            LOG.warning('Node %s: the agent could not sync its disks '
+                        'before power off: %s', task.node.uuid, e)
+        self.shut_down_agent(task)
+        http_files.unpublish(task.conductor.conf,
+                             'images/%s.img' % task.node.uuid)
+
+    @base.deploy_step(priority=20)
+    def boot_instance(self, task):
+        """Power the node on into the deployed system."""
+        task.driver.power.set_power_state(task, states.POWER_ON)
+        task.node.power_state = states.POWER_ON
+
+    def tear_down(self, task):
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        task.node.power_state = states.POWER_OFF
+        task.driver.boot.clean_up_instance(task)
+        return states.DELETED

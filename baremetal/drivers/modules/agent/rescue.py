@@ -1,0 +1,76 @@
+"""``agent`` rescue interface: boot the agent ramdisk as a rescue system
+the tenant logs into with the rescue password.
+
+``rescue`` boots the ramdisk (``rescue wait``); at the agent's first
+heartbeat the conductor sends it the password (``rescue.finalize_rescue``)
+and the node is ``rescue``: the agent sets the password, stops
+heartbeating and locks its API.  ``unrescue`` powers off, makes the node
+boot its disk again and powers on.
+"""
+
+from oslo_log import log
+
+from baremetal.common import agent_tokens
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.drivers import base
+from baremetal.drivers.modules.agent import client as agent_client
+
+LOG = log.getLogger(__name__)
+
+
+class AgentRescue(base.RescueInterface):
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        if not getattr(task.driver.boot, 'boots_agent', False):
+            raise exception.InvalidParameterValue(
+                'The agent rescue interface needs a boot interface that '
+                'can boot the agent ramdisk; node %s has %s'
+                % (task.node.uuid, task.node.boot_interface or 'default'))
+        task.driver.boot.validate(task)
+
+    def rescue(self, task):
+        node = task.node
+        agent_tokens.wipe(node)
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        task.driver.boot.prepare_ramdisk(task, {})
+        task.driver.power.set_power_state(task, states.POWER_ON)
+        node.power_state = states.POWER_ON
+        return states.RESCUEWAIT
+
+    def finalize_rescue(self, task) -> None:
+        """The rescue ramdisk heartbeated: hand it the password."""
+        node = task.node
+        password = (node.instance_info or {}).get('rescue_password')
+        task.process_event('resume')
+        try:
+            agent_client.Client(node, task.conductor.conf).run_sync(
+                'rescue.finalize_rescue',
+                {'rescue_password': password, 'hashed': False})
+        except Exception as e:
+            node.last_error = ('Rescue of node %s failed: the agent did not '
+                               'take the rescue password: %s'
+                               % (node.uuid, e))
+            LOG.error(node.last_error)
+            task.process_event('fail')
+            return
+        task.driver.boot.clean_up_ramdisk(task)
+        node.last_error = None
+        task.process_event('done')
+        LOG.info('Node %s: rescue system ready', node.uuid)
+
+    def unrescue(self, task):
+        node = task.node
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        self.clean_up(task)
+        task.driver.boot.prepare_instance(task)
+        task.driver.power.set_power_state(task, states.POWER_ON)
+        node.power_state = states.POWER_ON
+        return states.ACTIVE
+
+    def clean_up(self, task):
+        task.driver.boot.clean_up_ramdisk(task)
+        agent_tokens.wipe(task.node)
+        (task.node.instance_info or {}).pop('rescue_password', None)

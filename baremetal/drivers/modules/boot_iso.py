@@ -1,0 +1,97 @@
+"""Bootable ISO images for virtual media: a kernel, an initramfs and
+their command line behind isolinux (legacy BIOS boot), written with
+pycdlib (no external mkisofs).
+
+ISOs are cached by content under ``$state_path/isos``: one built for the
+same kernel, initramfs and parameters is reused, whichever node asked.
+"""
+
+import hashlib
+import os
+import tempfile
+import threading
+
+from baremetal.common import exception
+from baremetal.drivers.modules import image_cache
+
+_LOCK = threading.Lock()
+
+_ISOLINUX_CFG = """default boot
+prompt 0
+timeout 0
+label boot
+  kernel /vmlinuz
+  append initrd=/initrd %s
+"""
+
+
+def _dir(conf) -> str:
+    path = os.path.join(os.path.expanduser(conf.state_path), 'isos')
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def check_loader(conf) -> None:
+    """The boot loader files exist (validation: a clear message)."""
+    for option in ('isolinux_bin', 'ldlinux_c32'):
+        path = getattr(conf, option)
+        if not path or not os.path.isfile(path):
+            raise exception.InvalidParameterValue(
+                'Cannot build boot ISOs: [DEFAULT]%s %s does not exist on '
+                'the conductor host (Debian: install isolinux and '
+                'syslinux-common)' % (option, path))
+
+
+def build(conf, kernel: str, ramdisk: str, params: str) -> str:
+    """Path of an ISO booting ``kernel`` + ``ramdisk`` (local files)
+    with kernel command line ``params``; built unless cached."""
+    check_loader(conf)
+    if any(c in params for c in '\n\r'):
+        raise exception.InvalidParameterValue(
+            'Kernel parameters must be one line, got %r' % params)
+    key = hashlib.sha256('\0'.join((
+        image_cache.content_key(kernel), image_cache.content_key(ramdisk),
+        image_cache.content_key(conf.isolinux_bin),
+        image_cache.content_key(conf.ldlinux_c32), params)).encode()
+    ).hexdigest()
+    target = os.path.join(_dir(conf), key + '.iso')
+    with _LOCK:
+        if os.path.exists(target):
+            return target
+        _write(conf, kernel, ramdisk, params, target)
+    return target
+
+
+def _write(conf, kernel, ramdisk, params, target) -> None:
+    import pycdlib
+    iso = pycdlib.PyCdlib()
+    iso.new(interchange_level=3, rock_ridge='1.09', joliet=3,
+            vol_ident='BAREMETAL_BOOT')
+    iso.add_directory('/ISOLINUX', rr_name='isolinux',
+                      joliet_path='/isolinux')
+    files = [(conf.isolinux_bin, '/ISOLINUX/ISOLINUX.BIN;1',
+              'isolinux.bin', '/isolinux/isolinux.bin'),
+             (conf.ldlinux_c32, '/ISOLINUX/LDLINUX.C32;1', 'ldlinux.c32',
+              '/isolinux/ldlinux.c32'),
+             (kernel, '/VMLINUZ.;1', 'vmlinuz', '/vmlinuz'),
+             (ramdisk, '/INITRD.;1', 'initrd', '/initrd')]
+    for src, path, rr, joliet in files:
+        iso.add_file(src, path, rr_name=rr, joliet_path=joliet)
+    cfg = (_ISOLINUX_CFG % params).encode()
+    import io
+    iso.add_fp(io.BytesIO(cfg), len(cfg), '/ISOLINUX/ISOLINUX.CFG;1',
+               rr_name='isolinux.cfg', joliet_path='/isolinux/isolinux.cfg')
+    iso.add_eltorito('/ISOLINUX/ISOLINUX.BIN;1', '/ISOLINUX/BOOT.CAT;1',
+                     rr_bootcatname='boot.cat',
+                     joliet_bootcatfile='/isolinux/boot.cat',
+                     boot_load_size=4, boot_info_table=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix='.tmp')
+    os.close(fd)
+    try:
+        iso.write(tmp)
+        os.replace(tmp, target)
+    except Exception:
+        os.unlink(tmp)
+        raise
+    finally:
+        iso.close()

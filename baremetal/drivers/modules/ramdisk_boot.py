@@ -1,0 +1,71 @@
+"""What every boot interface that boots the agent shares: which kernel
+and initramfs to boot, and the kernel parameters the agent needs."""
+
+from baremetal.common import exception
+from baremetal.drivers.modules import image_cache
+
+PROPERTIES = {
+    'deploy_kernel': 'Agent ramdisk kernel: http(s)/file URL or absolute '
+                     'path. Optional when [conductor]deploy_kernel is '
+                     'set.',
+    'deploy_ramdisk': 'Agent ramdisk initramfs, as deploy_kernel.',
+    'kernel_append_params': 'Kernel parameters for the ramdisk. Optional, '
+                            'default that of the boot interface\'s group '
+                            '([redfish] or [pxe]).',
+}
+
+
+def api_url(conf) -> str:
+    """Where the agent reaches the API (its ipa-api-url)."""
+    if conf.conductor.api_url:
+        return conf.conductor.api_url.rstrip('/')
+    return 'http://%s:%d' % (conf.api.host_ip, conf.api.port)
+
+
+def images(task, instance: bool = False) -> tuple[str, str]:
+    """(kernel, ramdisk) sources: the agent's from driver_info (else
+    [conductor]), or with ``instance`` the ones instance_info names."""
+    node = task.node
+    conf = task.conductor.conf
+    if instance:
+        src = node.instance_info or {}
+        kernel, ramdisk = src.get('kernel'), src.get('ramdisk')
+    else:
+        src = node.driver_info or {}
+        kernel = src.get('deploy_kernel') or conf.conductor.deploy_kernel
+        ramdisk = src.get('deploy_ramdisk') or conf.conductor.deploy_ramdisk
+    missing = [n for n, v in (('kernel', kernel), ('ramdisk', ramdisk))
+               if not v]
+    if missing:
+        if instance:
+            where = 'instance_info %s' % ' and '.join(missing)
+        else:
+            where = ('driver_info %s (or [conductor]deploy_kernel and '
+                     'deploy_ramdisk)' % ' and '.join(
+                         'deploy_' + m for m in missing))
+        raise exception.MissingParameterValue(
+            'Node %s has no %s to boot: set %s'
+            % (node.uuid, ' and '.join(missing), where))
+    image_cache.check_source(kernel)
+    image_cache.check_source(ramdisk)
+    return kernel, ramdisk
+
+
+def fetch(task, instance: bool = False) -> tuple[str, str]:
+    """Local paths of the kernel and ramdisk to boot."""
+    conf = task.conductor.conf
+    kernel, ramdisk = images(task, instance)
+    return (image_cache.fetch(conf, kernel),
+            image_cache.fetch(conf, ramdisk))
+
+
+def kernel_params(task, boot_method: str, default_append: str) -> str:
+    extra = (task.node.driver_info or {}).get('kernel_append_params',
+                                              default_append)
+    if not isinstance(extra, str) or any(c in extra for c in '\r\n'):
+        raise exception.InvalidParameterValue(
+            'kernel_append_params of node %s must be a one-line string'
+            % task.node.uuid)
+    return ' '.join(p for p in (
+        'ipa-api-url=%s' % api_url(task.conductor.conf),
+        'boot_method=%s' % boot_method, extra) if p)

@@ -1,0 +1,144 @@
+"""A stand-in for ironic-python-agent's command API, for unit tests of
+the conductor's side of the protocol (the VM tests use the real agent).
+
+It speaks IPA's wire format: ``POST /v1/commands/?wait=&agent_token=``
+with ``{"name", "params"}``, ``GET /v1/commands/{id}``; records carry
+``id``, ``command_name``, ``command_status``, ``command_result``,
+``command_error``; a request without the right token gets 401 as IPA
+answers.  Behaviour is steered per command name:
+
+* ``steps``: what ``clean.get_clean_steps`` reports;
+* ``polls_until_done``: how many status reads a command stays RUNNING;
+* ``fail``: command names that end FAILED (with ``command_error``);
+* ``answer``: a raw (status, body) to give for every request (garbage,
+  500s), or ``None``.
+"""
+
+import http.server
+import itertools
+import json
+import threading
+import urllib.parse
+
+GENERIC_STEPS = [
+    {'step': 'erase_devices', 'priority': 10, 'interface': 'deploy',
+     'reboot_requested': False, 'abortable': True},
+    {'step': 'erase_devices_metadata', 'priority': 99,
+     'interface': 'deploy', 'reboot_requested': False,
+     'abortable': True},
+    {'step': 'burnin_disk', 'priority': 0, 'interface': 'deploy',
+     'reboot_requested': False, 'abortable': True,
+     'argsinfo': {'runtime': {'description': 'seconds',
+                              'required': True}}},
+    {'step': 'delete_configuration', 'priority': 0, 'interface': 'raid',
+     'reboot_requested': False, 'abortable': True},
+]
+
+
+class AgentDouble:
+    SYNC = frozenset(('standby.sync', 'rescue.finalize_rescue'))
+    def __init__(self, token: str | None = None) -> None:
+        self.token = token
+        self.steps = [dict(s) for s in GENERIC_STEPS]
+        self.polls_until_done = 1
+        self.fail: set[str] = set()
+        self.answer: tuple[int, bytes] | None = None
+        self.received: list[dict] = []      # every command's name/params
+        self.requests: list[str] = []       # every path with its query
+        self._records: dict[str, dict] = {}
+        self._polls: dict[str, int] = {}
+        self._ids = itertools.count(1)
+        double = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status: int, body) -> None:
+                data = body if isinstance(body, bytes) else \
+                    json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _authorized(self) -> bool:
+                query = urllib.parse.parse_qs(
+                    urllib.parse.urlsplit(self.path).query)
+                double.requests.append(self.path)
+                if double.answer is not None:
+                    self._send(*double.answer)
+                    return False
+                if query.get('agent_token', [None])[0] != double.token:
+                    self._send(401, {'faultcode': 'Client',
+                                     'faultstring': 'Token invalid.'})
+                    return False
+                return True
+
+            def do_POST(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                body = json.loads(self.rfile.read(length) or b'{}')
+                if not self._authorized():
+                    return
+                self._send(200, double._run(body['name'], body['params']))
+
+            def do_GET(self):
+                if not self._authorized():
+                    return
+                path = urllib.parse.urlsplit(self.path).path
+                cid = path.rsplit('/', 1)[-1]
+                if cid not in double._records:
+                    self._send(404, {'faultstring': 'no such command'})
+                    return
+                self._send(200, double._status(cid))
+
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                      Handler)
+        self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever,
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def names(self) -> list[str]:
+        """Command names received, with the step for step commands."""
+        out = []
+        for c in self.received:
+            step = (c['params'].get('step') or {}).get('step')
+            out.append(c['name'] + (':' + step if step else ''))
+        return out
+
+    def _run(self, name: str, params: dict) -> dict:
+        self.received.append({'name': name, 'params': params})
+        cid = str(next(self._ids))
+        record = {'id': cid, 'command_name': name,
+                  'command_status': 'RUNNING', 'command_result': None,
+                  'command_error': None}
+        if name == 'clean.get_clean_steps':
+            record.update(command_status='SUCCEEDED', command_result={
+                'clean_steps': {'GenericHardwareManager': self.steps},
+                'hardware_manager_version': {'generic': '1.2'}})
+        elif name in self.SYNC:
+            record.update(command_status='SUCCEEDED', command_result={})
+        self._records[cid] = record
+        self._polls[cid] = 0
+        return dict(record)
+
+    def _status(self, cid: str) -> dict:
+        record = self._records[cid]
+        self._polls[cid] += 1
+        if record['command_status'] == 'RUNNING' and \
+                self._polls[cid] >= self.polls_until_done:
+            if record['command_name'] in self.fail:
+                record.update(command_status='FAILED', command_error={
+                    'type': 'CleaningError', 'code': 500,
+                    'message': 'Clean step failed',
+                    'details': 'the double was told to fail'})
+            else:
+                record.update(command_status='SUCCEEDED',
+                              command_result={'ok': True})
+        return dict(record)

@@ -1,0 +1,307 @@
+"""The agent protocol, conductor side: tokens at lookup and heartbeat,
+cleaning through the agent's commands, the ramdisk deploy; against a
+stand-in for ironic-python-agent's API (tests/agent_double.py)."""
+
+import pytest
+
+from tests import agent_double
+from tests import harness
+
+MAC = '52:54:00:12:34:56'
+STEPS = '/v1/nodes/%s/cleaning/steps'
+
+
+@pytest.fixture
+def agent():
+    double = agent_double.AgentDouble()
+    yield double
+    double.stop()
+
+
+@pytest.fixture
+def api(tmp_path):
+    h = harness.Harness(tmp_path, overrides={
+        'deploy.erase_devices_priority': 0,
+        'conductor.clean_step_priority_override': []})
+    yield h
+    h.close()
+
+
+def _agent_node(api, **fields):
+    n = api.create_node(deploy_interface='ramdisk', **fields)
+    status, body, _ = api.request('POST', '/v1/ports',
+                                  {'address': MAC, 'node_uuid': n['uuid']})
+    assert status == 201, body
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    return n['uuid']
+
+
+def _boot_agent(api, agent, uuid):
+    """What IPA does once its ramdisk is up: look up by MAC, heartbeat."""
+    status, found, _ = api.request('GET', '/v1/lookup?addresses=%s' % MAC,
+                                   version='1.62')
+    assert status == 200, found
+    agent.token = found['config']['agent_token']
+    assert found['config']['agent_token_required'] is True
+    status, body, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': agent.url, 'agent_token': agent.token,
+         'agent_version': '13.0.0'}, version='1.62')
+    assert status == 202, body
+
+
+def test_lookup_issues_the_token_once_and_no_view_shows_it(api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    # before 1.62 no token is handed out
+    status, found, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % MAC, version='1.61')
+    assert status == 200 and 'agent_token' not in found['config']
+    status, found, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
+    token = found['config']['agent_token']
+    assert len(token) >= 32
+    status, again, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
+    assert again['config']['agent_token'] == '******'
+    for path in ('/v1/nodes/%s' % uuid, '/v1/nodes/detail',
+                 '/v1/nodes?fields=uuid,driver_internal_info',
+                 '/v1/lookup?addresses=%s' % MAC):
+        status, body, _ = api.request('GET', path, version='1.62')
+        assert status == 200, (path, body)
+        text = repr(body)
+        assert token not in text, path
+    node = api.node(uuid)
+    assert node['driver_internal_info']['agent_secret_token'] == '******'
+
+
+def test_heartbeat_needs_this_boots_token_and_changes_nothing_without(
+        api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    before = api.node(uuid)
+    # no lookup yet: no token exists
+    for body in ({'callback_url': agent.url},
+                 {'callback_url': agent.url, 'agent_token': 'x' * 43}):
+        status, err, _ = api.request('POST', '/v1/heartbeat/%s' % uuid,
+                                     body, version='1.62')
+        assert status == 401, err
+        assert 'agent token' in harness.error_message(err)
+    status, found, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
+    token = found['config']['agent_token']
+    status, err, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': agent.url, 'agent_token': token[::-1]},
+        version='1.62')
+    assert status == 401
+    after = api.node(uuid)
+    for key in ('agent_url', 'agent_last_heartbeat'):
+        assert key not in after['driver_internal_info']
+    assert after['provision_state'] == before['provision_state']
+    assert agent.received == []
+    # a field of a later version is refused at 1.62
+    status, err, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': agent.url, 'agent_token': token,
+         'agent_verify_ca': 'PEM'}, version='1.62')
+    assert status == 400 and 'agent_verify_ca' in \
+        harness.error_message(err)
+    status, err, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': 'ftp://x', 'agent_token': token}, version='1.62')
+    assert status == 400
+
+
+def test_cleaning_runs_the_agents_steps_in_band(api, agent):
+    uuid = _agent_node(api)
+    status, body, headers = api.request('GET', STEPS % uuid)
+    assert status == 202 and headers['Retry-Request-After'] == '-1'
+    api.provision(uuid, 'provide')
+    node = api.wait_for(uuid, 'clean wait')
+    assert node['power_state'] == 'power on'
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'available')
+    assert node['power_state'] == 'power off'
+    # erase_devices is at 0 by [deploy]erase_devices_priority
+    assert agent.names() == [
+        'clean.get_clean_steps',
+        'clean.execute_clean_step:erase_devices_metadata']
+    params = agent.received[1]['params']
+    assert params['clean_version'] == {'generic': '1.2'}
+    assert params['node']['uuid'] == uuid
+    assert 'agent_secret_token' not in params['node'][
+        'driver_internal_info']
+    assert all('agent_token=%s' % agent.token in r
+               for r in agent.requests)
+    info = node['driver_internal_info']
+    assert 'agent_secret_token' not in info and 'agent_url' not in info
+    # the listing now serves what the agent reported
+    status, body, _ = api.request('GET', STEPS % uuid)
+    assert status == 200
+    listed = {s['step']: s for s in body['steps']}
+    assert listed['erase_devices_metadata']['priority'] == 99
+    assert listed['erase_devices']['priority'] == 0
+    assert listed['burnin_disk']['args'][0]['name'] == 'runtime'
+    # the agent's raid steps are not the deploy interface's to run
+    assert [s['interface'] for s in body['steps']
+            if s['step'] == 'delete_configuration'] == ['raid']
+
+
+def test_manual_cleaning_with_an_agent_step_and_arguments(api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'clean', clean_steps=[
+        {'interface': 'deploy', 'step': 'burnin_disk',
+         'args': {'runtime': 5}}])
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'manageable')
+    assert agent.names()[1:] == ['clean.execute_clean_step:burnin_disk']
+    assert agent.received[1]['params']['step']['args'] == {'runtime': 5}
+    assert node['last_error'] is None
+    # now that the steps are known, a bad request is a 400 up front
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid,
+        {'target': 'clean', 'clean_steps': [
+            {'interface': 'deploy', 'step': 'burnin_disk', 'args': {}}]})
+    assert status == 400 and 'runtime' in harness.error_message(body)
+    assert api.node(uuid)['provision_state'] == 'manageable'
+
+
+def test_a_step_the_agent_fails_fails_cleaning_with_its_reason(api, agent):
+    uuid = _agent_node(api)
+    agent.fail = {'clean.execute_clean_step'}
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'clean failed')
+    assert 'deploy.erase_devices_metadata' in node['last_error']
+    assert 'the double was told to fail' in node['last_error']
+    assert node['maintenance'] is True
+    assert node['power_state'] == 'power off'
+
+
+def test_an_agent_answering_garbage_fails_the_step(api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    agent.answer = (200, b'[1, 2')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'clean failed')
+    assert 'not a JSON object' in node['last_error']
+
+
+def test_an_agent_answer_nested_too_deep_fails_the_step(api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    agent.answer = (200, b'{"a":' * 40 + b'1' + b'}' * 40)
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'clean failed')
+    assert 'nested deeper than 25 levels' in node['last_error']
+    assert 'max_json_body_depth' in node['last_error']
+
+
+def test_manual_clean_with_a_step_the_agent_lacks_fails_after_boot(
+        api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'clean', clean_steps=[
+        {'interface': 'deploy', 'step': 'no_such_step'}])
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'clean failed')
+    assert 'no_such_step' in node['last_error']
+    assert 'clean.execute_clean_step' not in ' '.join(agent.names())
+
+
+def test_abort_while_waiting_for_the_agent_fails_cleaning(api, agent):
+    """Before the agent's first heartbeat no step is planned yet: abort
+    is allowed and ends in clean failed (it used to answer 500)."""
+    uuid = _agent_node(api)
+    api.provision(uuid, 'clean', clean_steps=[
+        {'interface': 'deploy', 'step': 'erase_devices_metadata'}])
+    api.wait_for(uuid, 'clean wait')
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'abort'})
+    assert status == 202, body
+    node = api.wait_for(uuid, 'clean failed')
+    assert node['last_error'] == \
+        'Clean operation aborted for node %s' % uuid
+    assert node['reservation'] is None
+
+
+def test_ramdisk_deploy_is_active_once_the_agent_heartbeats(api, agent):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    api.provision(uuid, 'active')
+    node = api.wait_for(uuid, 'wait call-back')
+    assert node['deploy_step']['step'] == 'deploy'
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'active')
+    assert node['power_state'] == 'power on'
+
+
+def test_fake_heartbeat_no_longer_resumes_another_interfaces_step(api):
+    n = api.create_node(driver_info={
+        'fake_async_steps': ['bios.apply_configuration']},
+        bios_interface='fake')
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'clean', clean_steps=[
+        {'interface': 'bios', 'step': 'apply_configuration',
+         'args': {'settings': [{'name': 'A', 'value': 'B'}]}}])
+    api.wait_for(n['uuid'], 'clean wait')
+    status, _, _ = api.heartbeat(n['uuid'])
+    assert status == 202
+    node = api.node(n['uuid'])
+    assert node['provision_state'] == 'clean wait'
+
+
+def test_vendor_hardware_listing_classes_runs_its_in_band_step(
+        tmp_path, agent):
+    h = harness.Harness(tmp_path, overrides={
+        'enabled_hardware_types': ['fake-hardware',
+                                   'vendor-agent-hardware'],
+        'enabled_deploy_interfaces': ['fake', 'ramdisk',
+                                      'vendor-agent-deploy']})
+    try:
+        n = h.create_node(driver='vendor-agent-hardware')
+        # classes were matched to their entry points
+        assert (n['deploy_interface'], n['boot_interface'],
+                n['power_interface']) == ('vendor-agent-deploy', 'fake',
+                                          'fake')
+        uuid = n['uuid']
+        status, body, _ = h.request(
+            'POST', '/v1/ports', {'address': MAC, 'node_uuid': uuid})
+        h.provision(uuid, 'manage')
+        h.wait_for(uuid, 'manageable')
+        h.provision(uuid, 'clean', clean_steps=[
+            {'interface': 'deploy', 'step': 'vendor_flash_nic',
+             'args': {'level': 2}}])
+        h.wait_for(uuid, 'clean wait')
+        _boot_agent(h, agent, uuid)
+        h.wait_for(uuid, 'manageable')
+        assert agent.names()[1:] == [
+            'clean.execute_clean_step:vendor_flash_nic']
+        assert agent.received[1]['params']['step']['args'] == {'level': 2}
+    finally:
+        h.close()
+
+
+def test_a_class_without_an_entry_point_is_refused_naming_it():
+    from baremetal.common import exception
+    from baremetal.drivers import registry
+
+    class Unregistered:
+        pass
+
+    with pytest.raises(exception.DriverLoadError) as e:
+        registry._entry_point_name('vendor-x', 'deploy', Unregistered)
+    assert 'supported_deploy_interfaces' in str(e.value)
+    assert 'Unregistered' in str(e.value)
