@@ -1,0 +1,148 @@
+"""Fixtures of the VM test bed (see tests/vm/bed.py).
+
+Every test module here sets ``pytestmark = bed.MARKS``: the ``vm``
+marker and the xdist group ``vm``, so that one pytest worker runs them
+one after the other (one libvirtd, one machine at a time) while the
+other worker runs the rest of the suite.
+They skip with the reason where the bed cannot run (not root, QEMU or
+libvirt missing); with CI=true or BAREMETAL_REQUIRE_VM=1 that is a
+failure instead.
+"""
+
+import os
+import time
+
+import pytest
+
+from tests.functional import processes
+from tests.vm import bed
+
+REQUIRED = (os.environ.get('CI') == 'true' or
+            os.environ.get('BAREMETAL_REQUIRE_VM') == '1')
+
+
+@pytest.fixture(scope='session')
+def vm_host(tmp_path_factory):
+    """libvirtd running, the agent ramdisk built: (kernel, initramfs)."""
+    reason = bed.why_not()
+    if reason:
+        if REQUIRED:
+            pytest.fail('VM tests required here but: %s' % reason)
+        pytest.skip(reason)
+    print('VM test bed: accelerator %s' % bed.accel_note())
+    started = time.monotonic()
+    ramdisk = bed.ramdisk()
+    print('VM test bed: ramdisk ready in %.0f s' % (
+        time.monotonic() - started))
+    tmp = bed.tmpdir()
+    daemon = bed.Libvirt(tmp).start()
+    yield ramdisk
+    daemon.stop()
+
+
+class Bed:
+    """A machine, its Redfish BMC and a baremetal-server set up to
+    provision it."""
+
+    def __init__(self, ramdisk, server, machine, bmc) -> None:
+        self.kernel, self.initramfs = ramdisk
+        self.server = server
+        self.machine = machine
+        self.bmc = bmc
+
+    def logs(self) -> str:
+        return ('--- baremetal-server\n%s\n--- sushy-emulator\n%s\n'
+                '--- serial console\n%s' % (
+                    self.server.log(tail=20000), self.bmc.log(),
+                    self.machine.serial_log()[-6000:]))
+
+
+def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
+    """A baremetal-server for real machines: redfish and ipmi, the agent
+    ramdisk booted by virtual media or iPXE, deploy direct/ramdisk."""
+    c = processes.base_conf(
+        tmp,
+        conductor={'check_provision_state_interval': 1,
+                   'async_step_poll_interval': 1,
+                   'sync_power_state_interval': 60,
+                   # the VM reaches the host's loopback as 10.0.2.2
+                   'api_url': 'http://10.0.2.2:%d' % api_port,
+                   'clean_callback_timeout': 300,
+                   'deploy_callback_timeout': 300},
+        api={'ramdisk_heartbeat_timeout': 30},
+        deploy={'http_server_host': '127.0.0.1',
+                'http_server_port': http_port,
+                'http_url': 'http://10.0.2.2:%d' % http_port,
+                'external_http_url': 'http://127.0.0.1:%d' % http_port,
+                # the metadata eraser only: shredding 4 GiB takes minutes
+                'erase_devices_priority': 0},
+        redfish={'connection_attempts': 2, 'connection_retry_interval': 1,
+                 'connection_timeout': 30, 'power_poll_interval': 0},
+        agent={'command_poll_max_interval': 1})
+    c['DEFAULT'].update({
+        'enabled_hardware_types': ['redfish', 'ipmi'],
+        'enabled_power_interfaces': ['redfish', 'ipmi'],
+        'enabled_management_interfaces': ['redfish', 'ipmi'],
+        'enabled_boot_interfaces': ['redfish-virtual-media', 'ipxe'],
+        'enabled_deploy_interfaces': ['direct', 'ramdisk'],
+        'enabled_rescue_interfaces': ['no-rescue', 'agent'],
+        'enabled_bios_interfaces': ['no-bios'],
+        'enabled_inspect_interfaces': ['no-inspect'],
+        'enabled_raid_interfaces': ['no-raid'],
+    })
+    for key, value in overrides.items():
+        group, _, name = key.rpartition('.')
+        c.setdefault(group or 'DEFAULT', {})[name] = value
+    return c
+
+
+def _bed(vm_host, request, bmc_class, boot_ipxe: bool):
+    tmp = bed.tmpdir()
+    api_port, http_port = processes.free_port(), processes.free_port()
+    machine = bed.Machine(
+        tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
+                       if boot_ipxe else None)).create()
+    bmc = bmc_class(tmp, machine).start()
+    marker = request.node.get_closest_marker('server_conf')
+    conf = server_conf(tmp, api_port, http_port,
+                       **(marker.kwargs if marker else {}))
+    server = processes.Service('baremetal-server', tmp, 'server', conf,
+                               port=api_port)
+    b = Bed(vm_host, server, machine, bmc)
+    request.node.vm_bed = b
+    try:
+        server.start()
+        yield b
+    finally:
+        try:
+            server.stop()
+        finally:
+            try:
+                machine.destroy()
+            finally:
+                bmc.stop()
+
+
+@pytest.fixture
+def redfish_bed(vm_host, request):
+    """A fresh machine behind sushy-tools and a fresh baremetal-server.
+    Options for the server: ``@pytest.mark.server_conf(**{'group.opt':
+    value})``."""
+    yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False)
+
+
+@pytest.fixture
+def ipmi_bed(vm_host, request):
+    """A fresh machine behind an IPMI BMC that network-boots into the
+    service's boot.ipxe (QEMU's DHCP hands it out), and a fresh
+    baremetal-server."""
+    yield from _bed(vm_host, request, bed.IPMIBMC, boot_ipxe=True)
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    b = getattr(item, 'vm_bed', None)
+    if rep.failed and b is not None and call.when == 'call':
+        rep.sections.append(('VM test bed logs', b.logs()))
