@@ -1,0 +1,1 @@
+"""Drivers that work through ironic-python-agent on the machine."""
