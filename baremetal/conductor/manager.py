@@ -300,19 +300,13 @@ class ConductorManager:
                   agent_status: str | None = None,
                   agent_status_message: str | None = None) -> None:
         """An agent reported in.  Without this boot's token nothing
-        changes (401)."""
+        changes (401), even while the node is locked: the token is checked
+        under a shared lock before the exclusive one is taken."""
+        with self._acquire(node_id, shared=True, purpose='heartbeat') as t:
+            self._check_agent_token(t.node, agent_token)
         with self._acquire(node_id, purpose='heartbeat') as task:
             node = task.node
-            if not agent_tokens.valid(node, agent_token):
-                LOG.warning('Node %s: heartbeat refused: %s agent token',
-                            node.uuid, 'no' if not agent_tokens.present(
-                                node) else 'a wrong')
-                raise exception.AgentTokenInvalid(
-                    node=node.uuid,
-                    reason='it does not match the token issued at this '
-                           'boot\'s lookup' if agent_tokens.present(node)
-                    else 'no token was issued for this boot (no lookup '
-                         'at API 1.62 or later)')
+            self._check_agent_token(node, agent_token)
             info = node.driver_internal_info
             known = info.get('agent_url')
             if known and callback_url and known != callback_url:
@@ -333,6 +327,19 @@ class ConductorManager:
                 # a live agent: the callback timeout starts again
                 node.provision_updated_at = db.utcnow()
             task.driver.deploy.heartbeat(task, callback_url, agent_version)
+
+    @staticmethod
+    def _check_agent_token(node, token: str | None) -> None:
+        if agent_tokens.valid(node, token):
+            return
+        present = agent_tokens.present(node)
+        LOG.warning('Node %s: heartbeat refused: %s agent token',
+                    node.uuid, 'a wrong' if present else 'no')
+        raise exception.AgentTokenInvalid(
+            node=node.uuid,
+            reason='it does not match the token issued at this boot\'s '
+                   'lookup' if present else 'no token was issued for this '
+                   'boot (no lookup at API 1.62 or later)')
 
     def vendor_passthru(self, context, node_id: str, method: str,
                         http_method: str, info: dict) -> Any:

@@ -98,6 +98,25 @@ def test_heartbeat_needs_this_boots_token_and_changes_nothing_without(
         {'callback_url': agent.url, 'agent_token': token[::-1]},
         version='1.62')
     assert status == 401
+    # refused for the token even while another task holds the node (a
+    # conductor busy with this agent's previous heartbeat): not 409
+    from baremetal.db import api as db
+    db.reserve_node('another-conductor', uuid)
+    try:
+        status, err, _ = api.request(
+            'POST', '/v1/heartbeat/%s' % uuid,
+            {'callback_url': agent.url, 'agent_token': 'x' * 43},
+            version='1.62')
+        assert status == 401, err
+        # and with the right token the lock is what stops it
+        status, err, _ = api.request(
+            'POST', '/v1/heartbeat/%s' % uuid,
+            {'callback_url': agent.url, 'agent_token': token},
+            version='1.62')
+        assert status == 409, err
+    finally:
+        row = db.get_node(uuid)
+        db.release_node('another-conductor', row['id'])
     after = api.node(uuid)
     for key in ('agent_url', 'agent_last_heartbeat'):
         assert key not in after['driver_internal_info']
