@@ -1,0 +1,176 @@
+"""Deploying an operating system on a real (virtual) machine: the
+``direct`` deploy interface with ironic-python-agent 13.0.0 writing a
+whole-disk image and a config drive, then the machine booting what was
+written."""
+
+import functools
+import http.server
+import os
+import threading
+import time
+import uuid as uuidlib
+
+import openstack
+import pytest
+
+from tests.vm import api
+from tests.vm import bed
+from tests.vm import image
+
+pytestmark = bed.MARKS
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _serve_image(b):
+    """The test image served over HTTP on loopback (the VM reaches it as
+    10.0.2.2)."""
+    root = os.path.join(b.machine.dir, 'images')
+    os.makedirs(root)
+    sums = image.build(b.kernel, b.initramfs,
+                       os.path.join(root, 'disk.raw'))
+    srv = http.server.ThreadingHTTPServer(
+        ('127.0.0.1', 0), functools.partial(_Quiet, directory=root))
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    sums['url'] = 'http://10.0.2.2:%d/disk.raw' % srv.server_address[1]
+    try:
+        yield sums
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.fixture
+def image_server(redfish_bed):
+    yield from _serve_image(redfish_bed)
+
+
+@pytest.fixture
+def ipmi_image_server(ipmi_bed):
+    yield from _serve_image(ipmi_bed)
+
+
+def _instance_info(img, **extra) -> dict:
+    info = {'image_source': img['url'], 'image_disk_format': 'raw',
+            'image_os_hash_algo': 'sha256',
+            'image_os_hash_value': img['sha256'], 'root_gb': 1}
+    info.update(extra)
+    return info
+
+
+def _available(b, enroll=api.enroll_redfish) -> str:
+    uuid = enroll(b)
+    api.provision(b.server, uuid, 'manage')
+    api.wait_state(b.server, uuid, 'manageable', 60)
+    api.provision(b.server, uuid, 'provide')
+    api.wait_state(b.server, uuid, 'available', 300)
+    return uuid
+
+
+def test_nova_spawns_and_destroys_an_instance_on_the_machine(
+        redfish_bed, image_server):
+    """Nova's ironic driver call sequence (openstacksdk, as in
+    tests/functional/test_nova_path.py) against the real machine:
+    associate, validate, VIF, deploy with a config drive; the machine
+    boots the image the agent wrote; destroy cleans it in band."""
+    b = redfish_bed
+    uuid = _available(b)
+    conn = openstack.connection.Connection(
+        auth_type='none', baremetal_endpoint_override=b.server.endpoint,
+        baremetal_api_version='1.61')
+    node = conn.baremetal.get_node(uuid)
+    instance = str(uuidlib.uuid4())
+    conn.baremetal.patch_node(node, [
+        {'op': 'add', 'path': '/instance_uuid', 'value': instance},
+        {'op': 'add', 'path': '/instance_info',
+         'value': _instance_info(image_server, capabilities={})}])
+    result = conn.baremetal.validate_node(node, required=('deploy',
+                                                          'power'))
+    assert result['power'].result and result['deploy'].result, result
+    vif = str(uuidlib.uuid4())
+    conn.baremetal.attach_vif_to_node(node, vif, retry_on_conflict=False)
+    started = time.monotonic()
+    conn.baremetal.set_node_provision_state(
+        node, 'active', config_drive={
+            'meta_data': {'uuid': instance, 'name': 'vm-test',
+                          'hostname': 'vm-test'},
+            'user_data': '#cloud-config\n'})
+    n = api.wait_state(b.server, uuid, 'active', 600)
+    took = time.monotonic() - started
+    assert n['last_error'] is None
+    # the machine booted from its disk what the agent wrote there
+    b.machine.wait_serial(image.MARKER, 120)
+    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % instance, 60)
+    print('deploy to active: %.0f s' % took)
+    assert api.vmedia(b.bmc)['Inserted'] is False
+    # destroy: VIF detached, torn down, cleaned in band, available
+    conn.baremetal.detach_vif_from_node(node, vif)
+    conn.baremetal.set_node_provision_state(node, 'deleted')
+    n = api.wait_state(b.server, uuid, 'available', 300)
+    assert n['instance_uuid'] is None and n['instance_info'] == {}
+    conn.close()
+
+
+@pytest.mark.server_conf(**{'conductor.automated_clean': False})
+def test_wrong_checksum_fails_the_deploy_recoverably(redfish_bed,
+                                                     image_server):
+    b = redfish_bed
+    uuid = _available(b)
+    wrong = '0' * 64
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info',
+         'value': _instance_info(image_server, image_os_hash_value=wrong)}])
+    api.provision(b.server, uuid, 'active')
+    n = api.wait_state(b.server, uuid, 'deploy failed', 600,
+                       bad=('clean failed', 'active'))
+    assert wrong in n['last_error'], n['last_error']
+    # the operator recovers it
+    api.provision(b.server, uuid, 'deleted')
+    api.wait_state(b.server, uuid, 'available', 300)
+
+
+@pytest.mark.server_conf(**{'conductor.automated_clean': False})
+def test_ramdisk_deploy_is_active_when_the_agent_calls_back(redfish_bed):
+    b = redfish_bed
+    uuid = api.enroll_redfish(b)
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/deploy_interface', 'value': 'ramdisk'},
+        {'op': 'add', 'path': '/instance_info',
+         'value': {'kernel': b.kernel, 'ramdisk': b.initramfs}}])
+    api.provision(b.server, uuid, 'manage')
+    api.wait_state(b.server, uuid, 'manageable', 60)
+    api.provision(b.server, uuid, 'provide')
+    api.wait_state(b.server, uuid, 'available', 60)
+    api.provision(b.server, uuid, 'active')
+    n = api.wait_state(b.server, uuid, 'active', 300)
+    assert n['last_error'] is None
+    assert b.machine.is_on()
+    # the ramdisk that runs is the one deployed: its agent called back
+    assert 'agent_url' in n['driver_internal_info']
+    api.provision(b.server, uuid, 'deleted')
+    api.wait_state(b.server, uuid, 'available', 120)
+    assert not b.machine.is_on()
+
+
+@pytest.mark.server_conf(**{'conductor.automated_clean': False})
+def test_ipmi_ipxe_direct_deploy_boots_the_written_image(
+        ipmi_bed, ipmi_image_server):
+    """The same over IPMI and iPXE: QEMU's iPXE gets the service's
+    boot.ipxe from QEMU's DHCP, which chains to the node's script."""
+    b = ipmi_bed
+    uuid = _available(b, enroll=api.enroll_ipmi)
+    instance = str(uuidlib.uuid4())
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info',
+         'value': _instance_info(ipmi_image_server)},
+        {'op': 'add', 'path': '/instance_uuid', 'value': instance}])
+    api.provision(b.server, uuid, 'active', configdrive={
+        'meta_data': {'uuid': instance}})
+    n = api.wait_state(b.server, uuid, 'active', 600)
+    assert n['last_error'] is None
+    b.machine.wait_serial(image.MARKER, 120)
+    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % instance, 60)
