@@ -8,10 +8,15 @@ with ``{"name", "params"}``, ``GET /v1/commands/{id}``; records carry
 answers.  Behaviour is steered per command name:
 
 * ``steps``: what ``clean.get_clean_steps`` reports;
+* ``service_steps``: what ``service.get_service_steps`` reports (one
+  de-duplicated list, as IPA's service extension answers);
 * ``polls_until_done``: how many status reads a command stays RUNNING;
 * ``fail``: command names that end FAILED (with ``command_error``);
 * ``answer``: a raw (status, body) to give for every request (garbage,
-  500s), or ``None``.
+  500s), or ``None``;
+* ``hang``: when set, every request is read and not answered until
+  ``unhang`` or ``stop`` (then the connection is closed); ``hung``
+  counts the requests held so far.
 """
 
 import http.server
@@ -34,15 +39,26 @@ GENERIC_STEPS = [
      'reboot_requested': False, 'abortable': True},
 ]
 
+SERVICE_STEPS = [
+    {'step': 'burnin_cpu', 'priority': 0, 'interface': 'deploy',
+     'reboot_requested': False, 'abortable': True},
+    {'step': 'delete_configuration', 'priority': 0, 'interface': 'raid',
+     'reboot_requested': False, 'abortable': True},
+]
+
 
 class AgentDouble:
     SYNC = frozenset(('standby.sync', 'rescue.finalize_rescue'))
     def __init__(self, token: str | None = None) -> None:
         self.token = token
         self.steps = [dict(s) for s in GENERIC_STEPS]
+        self.service_steps = [dict(s) for s in SERVICE_STEPS]
         self.polls_until_done = 1
         self.fail: set[str] = set()
         self.answer: tuple[int, bytes] | None = None
+        self.hang = False
+        self.hung = 0
+        self._stopping = threading.Event()
         self.received: list[dict] = []      # every command's name/params
         self.requests: list[str] = []       # every path with its query
         self._records: dict[str, dict] = {}
@@ -67,6 +83,11 @@ class AgentDouble:
                 query = urllib.parse.parse_qs(
                     urllib.parse.urlsplit(self.path).query)
                 double.requests.append(self.path)
+                if double.hang:
+                    double.hung += 1
+                    double._stopping.wait(120)
+                    self.close_connection = True
+                    return False
                 if double.answer is not None:
                     self._send(*double.answer)
                     return False
@@ -100,7 +121,13 @@ class AgentDouble:
                                         daemon=True)
         self._thread.start()
 
+    def unhang(self) -> None:
+        """Let the held requests go (unanswered) and answer again."""
+        self.hang = False
+        self._stopping.set()
+
     def stop(self) -> None:
+        self._stopping.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -121,6 +148,10 @@ class AgentDouble:
         if name == 'clean.get_clean_steps':
             record.update(command_status='SUCCEEDED', command_result={
                 'clean_steps': {'GenericHardwareManager': self.steps},
+                'hardware_manager_version': {'generic': '1.2'}})
+        elif name == 'service.get_service_steps':
+            record.update(command_status='SUCCEEDED', command_result={
+                'service_steps': self.service_steps,
                 'hardware_manager_version': {'generic': '1.2'}})
         elif name in self.SYNC:
             record.update(command_status='SUCCEEDED', command_result={})

@@ -33,7 +33,7 @@ FAKE_ONLY = {
     'enabled_power_interfaces': ['fake'],
     'enabled_management_interfaces': ['fake', 'noop'],
     'enabled_bios_interfaces': ['no-bios', 'fake'],
-    'enabled_inspect_interfaces': ['no-inspect', 'fake'],
+    'enabled_inspect_interfaces': ['no-inspect', 'fake', 'agent'],
     'enabled_raid_interfaces': ['no-raid', 'fake'],
 }
 
@@ -177,7 +177,8 @@ class Harness:
             if n['provision_state'] == state and not n['reservation'] \
                     and (not n['target_provision_state']
                          or state in state_machine.FAIL_STATES
-                         or state in state_machine.WAIT_STATES):
+                         or state in state_machine.WAIT_STATES
+                         or state in state_machine.HOLD_STATES):
                 return n
             if time.monotonic() > deadline:
                 raise AssertionError('node %s is %s (target %s), not %s; '

@@ -29,6 +29,13 @@ _VERSION_HEADERS = {
     'X-OpenStack-Ironic-API-Maximum-Version': versions.MAX_STRING,
 }
 
+# first path segments Ironic also serves without the /v1 prefix
+_V1_RESOURCES = frozenset((
+    'nodes', 'ports', 'portgroups', 'drivers', 'chassis', 'conductors',
+    'allocations', 'deploy_templates', 'volume', 'lookup', 'heartbeat',
+    'events', 'shards', 'runbooks', 'continue_inspection'))
+
+
 def _dumps(obj) -> bytes:
     # orjson: a 2.5 MB node detail page encodes in a tenth of the time
     return orjson.dumps(obj, default=str,
@@ -59,9 +66,21 @@ class Dispatcher:
     @pecan.expose()
     def dispatch(self, req, resp):
         version = versions.MIN
+        version_headers = True
         try:
-            version = versions.parse(req.headers)
-            r, params = routing.match(req.method, req.path)
+            try:
+                version = versions.parse(req.headers)
+            except exception.NotAcceptable as e:
+                raise routing.HTTPError(406, e.message) from None
+            path = req.path
+            if path.endswith('.json') and \
+                    version < versions.NO_JSON_SUFFIX:
+                # before 1.91 a ".json" ending only asked for JSON
+                path = path[:-len('.json')]
+            if path.split('/', 2)[1] in _V1_RESOURCES:
+                # Ironic routes /nodes/... and the like to v1
+                path = '/v1' + path
+            r, params = routing.match(req.method, path)
             ctx = req.environ.get('baremetal.context')
             if ctx is None and not r.public:
                 raise exception.NotAuthenticated(
@@ -71,6 +90,8 @@ class Dispatcher:
                                        self.max_depth)
             areq.route = r
             if not r.min_version <= version <= r.max_version:
+                # as Ironic's controllers answer for a resource newer
+                # than the version asked for
                 raise exception.ResourceNotFound(
                     'The resource could not be found.')
             if req.content_length and req.content_length > self.max_body:
@@ -88,17 +109,23 @@ class Dispatcher:
             else:
                 resp.content_type = 'application/json'
                 resp.body = _dumps(result)
-        except routing.MethodNotAllowed as e:
-            resp.status = 405
-            resp.headers['Allow'] = ', '.join(e.allowed)
+        except routing.HTTPError as e:
+            resp.status = e.status
+            if isinstance(e, routing.MethodNotAllowed):
+                resp.headers['Allow'] = ', '.join(e.allowed)
             resp.content_type = 'application/json'
-            resp.body = errors.body(405, 'The method %s is not allowed for '
-                                         'this resource' % req.method)
+            resp.body = errors.http_error_body(e.status, e.description)
+            version_headers = False
+            if e.status == 406:
+                resp.headers.update(_VERSION_HEADERS)
         except Exception as e:
             status, body = errors.render(e)
             resp.status = status
             resp.content_type = 'application/json'
             resp.body = body
+            resp.headers.update(errors.headers(e))
+        if not version_headers:
+            return resp
         resp.headers['X-OpenStack-Ironic-API-Version'] = '%d.%d' % (
             versions.BASE, version)
         resp.headers['OpenStack-API-Version'] = 'baremetal %d.%d' % (

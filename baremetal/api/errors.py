@@ -41,6 +41,26 @@ def body(status: int, message: str) -> bytes:
     return json.dumps({'error_message': json.dumps(fault)}).encode()
 
 
+_TITLES = {404: 'Not Found', 405: 'Method Not Allowed',
+           406: 'Not Acceptable'}
+
+
+def http_error_body(status: int, description: str = '') -> bytes:
+    """Ironic's body for errors of routing and version negotiation:
+    ``{"error_message": "<JSON of {code, title, description}>"}``."""
+    return json.dumps({'error_message': json.dumps({
+        'code': status, 'title': _TITLES.get(status, ''),
+        'description': description})}).encode()
+
+
+def headers(exc: BaseException) -> dict[str, str]:
+    """Headers that go with the error response of ``exc``: Retry-After
+    for a temporary failure (503)."""
+    if isinstance(exc, exception.TemporaryFailure):
+        return {'Retry-After': str(exc.retry_after)}
+    return {}
+
+
 def render(exc: BaseException) -> tuple[int, bytes]:
     """(status, body) for any exception; never a traceback."""
     status = status_of(exc)

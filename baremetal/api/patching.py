@@ -18,15 +18,17 @@ NODE_READONLY = frozenset((
     'driver_internal_info', 'last_error', 'console_enabled',
     'inspection_started_at', 'inspection_finished_at', 'raid_config',
     'target_raid_config', 'traits', 'conductor', 'allocation_uuid',
-    'links', 'ports', 'portgroups', 'states', 'volume', 'fault'))
+    'links', 'ports', 'portgroups', 'states', 'volume', 'fault',
+    'boot_mode', 'secure_boot', 'service_step'))
 
 _DICT = ('driver_info', 'extra', 'instance_info', 'properties',
          'network_data', 'target_raid_config')
-_BOOL = ('automated_clean', 'protected', 'maintenance', 'retired')
+_BOOL = ('automated_clean', 'protected', 'maintenance', 'retired',
+         'disable_power_off')
 _STR = {'name': 255, 'resource_class': 80, 'conductor_group': 255,
         'owner': 255, 'lessee': 255, 'description': 4096,
         'protected_reason': 65535, 'maintenance_reason': 65535,
-        'retired_reason': 65535, 'driver': 255}
+        'retired_reason': 65535, 'driver': 255, 'shard': 255}
 _GROUP_RE = re.compile(r'^[a-zA-Z0-9_\-\.]*$')
 
 
@@ -152,9 +154,28 @@ def validate_node_fields(req, body: dict) -> dict:
         ch = db.get(db.T['chassis'], body['chassis_uuid'],
                     exception.ChassisNotFound, chassis=body['chassis_uuid'])
         values['chassis_id'] = ch['id']
-    values.pop('network_data', None)
-    values.pop('lessee', None)
+    if body.get('parent_node') is not None:
+        values['parent_node'] = parent_uuid(body['parent_node'])
     return values
+
+
+def parent_uuid(ident: Any, node_uuid: str | None = None) -> str | None:
+    """The UUID of the node named or identified by ``ident`` (a node's
+    parent_node, API 1.83); 400 if there is none."""
+    if ident is None:
+        return None
+    if not isinstance(ident, str) or len(ident) > 255:
+        raise exception.InvalidParameterValue(
+            err='parent_node must be a node UUID or name, got %r' % ident)
+    try:
+        row = db.get_node(ident, ('uuid',))
+    except exception.NodeNotFound:
+        raise exception.InvalidParameterValue(
+            err='parent_node %s: no such node' % ident) from None
+    if row['uuid'] == node_uuid:
+        raise exception.InvalidParameterValue(
+            err='a node cannot be its own parent_node')
+    return row['uuid']
 
 
 def node_changes(req, obj, before: dict, after: dict) -> dict:
@@ -164,5 +185,7 @@ def node_changes(req, obj, before: dict, after: dict) -> dict:
         raise exception.PatchError(patch=sorted(unknown),
                                    reason='unknown attribute')
     changes = check_types(changes)
-    changes.pop('network_data', None)
+    if changes.get('parent_node') is not None:
+        changes['parent_node'] = parent_uuid(changes['parent_node'],
+                                             obj.uuid)
     return changes

@@ -31,12 +31,15 @@ def _rules():
     read = ('get', 'list', 'list_all', 'validate', 'get_boot_device',
             'get_supported_boot_devices', 'get_states', 'get_console',
             'vif:list', 'traits:list', 'bios:get', 'get_bios',
-            'clean_steps:get', 'vendor_passthru')
+            'clean_steps:get', 'vendor_passthru', 'get_indicator_state',
+            'history:get', 'inventory:get', 'vmedia:get', 'firmware:get')
     write = ('update', 'set_power_state', 'set_provision_state',
              'set_raid_state', 'set_console_state', 'set_boot_device',
              'inject_nmi', 'vif:attach', 'vif:detach', 'traits:set',
              'traits:delete', 'set_maintenance', 'clear_maintenance',
-             'update_instance_info', 'update_extra')
+             'update_instance_info', 'update_extra', 'set_indicator_state',
+             'set_boot_mode', 'set_secure_boot', 'vmedia:attach',
+             'vmedia:detach')
     for name in read:
         rules.append(policy.RuleDefault('baremetal:node:%s' % name, READ,
                                         'Read a node (%s)' % name))
@@ -47,7 +50,8 @@ def _rules():
         rules.append(policy.RuleDefault('baremetal:node:%s' % name, ADMIN,
                                         'Create or delete nodes'))
     for res in ('port', 'portgroup', 'chassis', 'driver', 'conductor',
-                'allocation', 'deploy_template', 'volume', 'events'):
+                'allocation', 'deploy_template', 'volume', 'events',
+                'runbook'):
         for action in ('get', 'list', 'list_all'):
             rules.append(policy.RuleDefault(
                 'baremetal:%s:%s' % (res, action), SYSTEM_READER,
@@ -56,6 +60,13 @@ def _rules():
             rules.append(policy.RuleDefault(
                 'baremetal:%s:%s' % (res, action), ADMIN,
                 'Change %s' % res))
+    rules.append(policy.RuleDefault(
+        'baremetal:runbook:use', ADMIN + ' or (role:member and '
+        'project_id:%(runbook.owner)s) or (role:member and '
+        '%(runbook.public)s:True)',
+        'Run a runbook on a node (manual cleaning or servicing)'))
+    rules.append(policy.RuleDefault('baremetal:shards:get', SYSTEM_READER,
+                                    'List shards'))
     rules.append(policy.RuleDefault('baremetal:driver:get_properties',
                                     SYSTEM_READER, 'Driver properties'))
     rules.append(policy.RuleDefault('baremetal:driver:vendor_passthru',

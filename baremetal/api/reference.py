@@ -16,6 +16,22 @@ from baremetal.api import versions
 
 _PARAM = re.compile(r'{(\w+)}')
 
+# Path parameter examples (tests/functional/test_fuzz.py enrolls them)
+_EXAMPLES = {'node': 'example-node', 'trait': 'CUSTOM_EXAMPLE'}
+
+# Request bodies: a JSON object for creates and actions, a JSON patch
+# for updates. Each handler checks its fields (a 400 names what is
+# wrong); the document says only the shape.
+_BODIES = {
+    'POST': {'type': 'object'},
+    'PUT': {'type': 'object'},
+    'PATCH': {'type': 'array', 'items': {
+        'type': 'object', 'required': ['op', 'path'],
+        'properties': {'op': {'type': 'string', 'enum': [
+            'add', 'remove', 'replace', 'move', 'copy', 'test']},
+            'path': {'type': 'string'}, 'value': {}}}},
+}
+
 
 def _routes():
     from baremetal.api.controllers import root  # noqa: F401
@@ -40,8 +56,10 @@ def openapi() -> dict:
                                       r.handler.__name__),
             'x-min-microversion': '1.%d' % r.min_version,
             'parameters': [
-                {'name': p, 'in': 'path', 'required': True,
-                 'schema': {'type': 'string'}}
+                dict({'name': p, 'in': 'path', 'required': True,
+                      'schema': {'type': 'string'}},
+                     **({'example': _EXAMPLES[p]} if p in _EXAMPLES
+                        else {}))
                 for p in _PARAM.findall(r.template)],
             'responses': {
                 str(r.status): {'description': 'Success'},
@@ -50,6 +68,9 @@ def openapi() -> dict:
                                 '$ref': '#/components/schemas/Error'}}}},
             },
         }
+        if r.method in _BODIES:
+            op['requestBody'] = {'required': False, 'content': {
+                'application/json': {'schema': _BODIES[r.method]}}}
         if r.max_version != versions.MAX:
             op['x-max-microversion'] = '1.%d' % r.max_version
         if r.public:

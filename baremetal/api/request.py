@@ -50,8 +50,12 @@ class Request:
                         % e) from None
         return self._json
 
-    def json_object(self) -> dict:
+    def json_object(self, optional: bool = False) -> dict:
+        """The body, which must be a JSON object (``optional``: or no
+        body at all, read as ``{}``)."""
         body = self.json()
+        if optional and body is None:
+            return {}
         if not isinstance(body, dict):
             raise exception.Invalid(
                 reason='the request body must be a JSON object')

@@ -9,7 +9,6 @@ import re
 from collections.abc import Callable
 
 from baremetal.api import versions
-from baremetal.common import exception
 
 
 @dataclasses.dataclass
@@ -69,13 +68,23 @@ def match(method: str, path: str) -> tuple[Route, dict]:
         allowed.append(r.method)
     if allowed:
         raise MethodNotAllowed(allowed)
-    raise exception.ResourceNotFound(
-        'The resource could not be found.')
+    raise HTTPError(404)
 
 
-class MethodNotAllowed(Exception):
+class HTTPError(Exception):
+    """An answer from routing or version negotiation, before any
+    handler: Ironic gives these as plain HTTP errors (``code``,
+    ``title``, ``description``) without the version headers."""
+
+    def __init__(self, status: int, description: str = '') -> None:
+        super().__init__(description or str(status))
+        self.status = status
+        self.description = description
+
+
+class MethodNotAllowed(HTTPError):
     def __init__(self, allowed: list[str]) -> None:
-        super().__init__('Method not allowed')
+        super().__init__(405)
         self.allowed = sorted(set(allowed))
 
 

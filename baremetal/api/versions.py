@@ -73,11 +73,42 @@ CONFIGDRIVE_VENDOR_DATA = 59
 ALLOCATION_OWNER = 60
 RETIRED = 61
 AGENT_TOKEN = 62              # lookup returns, heartbeat sends agent_token
+INDICATORS = 63
+LOCAL_LINK_NETWORK_TYPE = 64
+LESSEE = 65
+NETWORK_DATA = 66
+VIF_PORT_UUID = 67
 AGENT_VERIFY_CA = 68          # heartbeat may send the agent's TLS CA
+DEPLOY_STEPS_ARG = 69         # deploy_steps with active/rebuild
+DISABLE_RAMDISK = 70          # manual cleaning without the ramdisk
+SCOPED_ROLES = 71             # a marker: nothing changes on the wire
 AGENT_STATUS = 72             # heartbeat may send agent_status(_message)
+DEPLOY_VERBS = 73             # deploy / undeploy verbs
+BIOS_REGISTRY = 74
+BOOT_MODE = 75                # boot_mode, secure_boot (read-only)
+SET_BOOT_MODE = 76            # PUT states/boot_mode, states/secure_boot
+DRIVER_FIELDS = 77            # ?fields= on driver list and show
+NODE_HISTORY = 78
+ALLOCATION_NAME_MATCH = 79    # allocations prefer a node named like them
+SELF_SERVICE = 80             # a marker for project-scoped node creation
+INVENTORY = 81
+SHARDS = 82
+CHILD_NODES = 83
+CONTINUE_INSPECTION = 84
+UNHOLD = 85
+FIRMWARE = 86
+SERVICE = 87
+PORT_NAME = 88
+VMEDIA = 89
+OVN_VTEP = 90
+NO_JSON_SUFFIX = 91           # .json ends no longer special
+RUNBOOKS = 92
+VMEDIA_GET = 93
+PORT_NODE_NAME = 94
+DISABLE_POWER_OFF = 95
 
 # The newest version whose every feature is implemented.
-MAX = AGENT_TOKEN
+MAX = DISABLE_POWER_OFF
 
 MIN_STRING = '%d.%d' % (BASE, MIN)
 MAX_STRING = '%d.%d' % (BASE, MAX)
@@ -117,6 +148,24 @@ NODE_FIELDS = {
     'allocation_uuid': ALLOCATIONS,
     'retired': RETIRED,
     'retired_reason': RETIRED,
+    'lessee': LESSEE,
+    'network_data': NETWORK_DATA,
+    'boot_mode': BOOT_MODE,
+    'secure_boot': BOOT_MODE,
+    'shard': SHARDS,
+    'parent_node': CHILD_NODES,
+    'firmware_interface': FIRMWARE,
+    'service_step': SERVICE,
+    'disable_power_off': DISABLE_POWER_OFF,
+}
+
+# Interface types added after 1.30 (driver details, node validate):
+# the first version that shows each.
+INTERFACE_VERSIONS = {
+    'storage': STORAGE_INTERFACE,
+    'rescue': RESCUE,
+    'bios': BIOS,
+    'firmware': FIRMWARE,
 }
 
 PORT_FIELDS = {
@@ -126,6 +175,7 @@ PORT_FIELDS = {
     'portgroup_uuid': PORTGROUP_SUBCONTROLLERS,
     'physical_network': PHYSICAL_NETWORK,
     'is_smartnic': SMARTNIC,
+    'name': PORT_NAME,
 }
 
 PORTGROUP_FIELDS = {
@@ -147,6 +197,10 @@ VERB_VERSIONS = {
     'adopt': ADOPT_VERB,
     'rescue': RESCUE,
     'unrescue': RESCUE,
+    'deploy': DEPLOY_VERBS,
+    'undeploy': DEPLOY_VERBS,
+    'unhold': UNHOLD,
+    'service': SERVICE,
 }
 
 _HEADER_RE = re.compile(r'^\s*(\d+)\.(\d+)\s*$')

@@ -60,6 +60,8 @@ class TooLarge(BaremetalException):
 class TemporaryFailure(BaremetalException):
     _msg_fmt = 'Resource temporarily unavailable: %(reason)s'
     code = 503
+    # seconds a client should wait before trying again (Retry-After)
+    retry_after = 5
 
 
 class NotImplementedByDriver(BaremetalException):
@@ -168,6 +170,10 @@ class DeployTemplateNotFound(NotFound):
     _msg_fmt = 'Deploy template %(template)s could not be found.'
 
 
+class RunbookNotFound(NotFound):
+    _msg_fmt = 'Runbook %(runbook)s could not be found.'
+
+
 class VolumeConnectorNotFound(NotFound):
     _msg_fmt = 'Volume connector %(connector)s could not be found.'
 
@@ -224,6 +230,11 @@ class InvalidState(Conflict):
     _msg_fmt = '%(reason)s'
 
 
+class PowerOffDisabled(InvalidState):
+    _msg_fmt = ('Failed to set node power state to %(pstate)s: node '
+                '%(node)s has disable_power_off set')
+
+
 class NodeNotRetirable(Conflict):
     _msg_fmt = ('Node %(node)s cannot be retired while in state '
                 '"%(state)s"; move it to "manageable" first.')
@@ -240,6 +251,11 @@ class NoFreeConductorWorker(TemporaryFailure):
 
 class NoValidHost(TemporaryFailure):
     _msg_fmt = '%(reason)s'
+
+
+class DatabaseUnavailable(TemporaryFailure):
+    _msg_fmt = ('The database cannot be reached (%(reason)s); the request '
+                'was not carried out, try again shortly')
 
 
 class HardwareError(BaremetalException):

@@ -37,6 +37,12 @@ STATES = {
     s.UNRESCUEFAIL: s.ACTIVE,
     s.ADOPTING: s.ACTIVE,
     s.ADOPTFAIL: s.ACTIVE,
+    s.CLEANHOLD: s.AVAILABLE,
+    s.DEPLOYHOLD: s.ACTIVE,
+    s.SERVICING: s.ACTIVE,
+    s.SERVICEWAIT: s.ACTIVE,
+    s.SERVICEFAIL: s.ACTIVE,
+    s.SERVICEHOLD: s.ACTIVE,
 }
 
 # States where a node is at rest (not being worked on).  Failure states
@@ -114,10 +120,40 @@ TRANSITIONS = (
     (s.UNRESCUEFAIL, 'rescue', s.RESCUING),
     (s.UNRESCUEFAIL, 'unrescue', s.UNRESCUING),
     (s.UNRESCUEFAIL, 'deleted', s.DELETING),
+    # holds: a 'hold' step parks the node until an operator says unhold
+    # (API 1.85); unhold goes back to the wait state and on from there
+    (s.CLEANING, 'hold', s.CLEANHOLD),
+    (s.CLEANWAIT, 'hold', s.CLEANHOLD),
+    (s.CLEANHOLD, 'unhold', s.CLEANWAIT),
+    (s.CLEANHOLD, 'abort', s.CLEANFAIL),
+    (s.DEPLOYING, 'hold', s.DEPLOYHOLD),
+    (s.DEPLOYWAIT, 'hold', s.DEPLOYHOLD),
+    (s.DEPLOYHOLD, 'unhold', s.DEPLOYWAIT),
+    (s.DEPLOYHOLD, 'abort', s.DEPLOYFAIL),
+    # servicing an active node with steps (API 1.87)
+    (s.ACTIVE, 'service', s.SERVICING),
+    (s.SERVICING, 'done', s.ACTIVE),
+    (s.SERVICING, 'fail', s.SERVICEFAIL),
+    (s.SERVICING, 'wait', s.SERVICEWAIT),
+    (s.SERVICING, 'hold', s.SERVICEHOLD),
+    (s.SERVICEWAIT, 'resume', s.SERVICING),
+    (s.SERVICEWAIT, 'fail', s.SERVICEFAIL),
+    (s.SERVICEWAIT, 'abort', s.SERVICEFAIL),
+    (s.SERVICEWAIT, 'hold', s.SERVICEHOLD),
+    (s.SERVICEHOLD, 'unhold', s.SERVICEWAIT),
+    (s.SERVICEHOLD, 'service', s.SERVICING),
+    (s.SERVICEHOLD, 'fail', s.SERVICEFAIL),
+    (s.SERVICEHOLD, 'abort', s.SERVICEFAIL),
+    (s.SERVICEFAIL, 'service', s.SERVICING),
+    (s.SERVICEFAIL, 'rescue', s.RESCUING),
+    (s.SERVICEFAIL, 'abort', s.ACTIVE),
 )
 
 # Internal events: the conductor raises them, API callers cannot.
-INTERNAL_EVENTS = frozenset(('done', 'fail', 'wait', 'resume', 'error'))
+INTERNAL_EVENTS = frozenset(('done', 'fail', 'wait', 'resume', 'error',
+                             'hold'))
+# Events that keep the node's target (manual cleaning aims at manageable)
+KEEP_TARGET_EVENTS = INTERNAL_EVENTS | {'unhold'}
 
 _EDGES: dict[str, dict[str, str]] = {}
 for _src, _event, _dst in TRANSITIONS:
@@ -129,17 +165,22 @@ FAIL_STATES = frozenset(
 FAIL_STATES = FAIL_STATES | {s.ERROR}
 # Wait states: what a 'wait' event leads to.
 WAIT_STATES = frozenset(dst for src, ev, dst in TRANSITIONS if ev == 'wait')
+# Hold states: what a 'hold' step leads to; nothing runs until unhold.
+HOLD_STATES = frozenset(dst for src, ev, dst in TRANSITIONS if ev == 'hold')
 # States where the conductor is actively working.
 ACTIVE_STATES = frozenset(
     st for st, tgt in STATES.items()
-    if tgt is not None and st not in FAIL_STATES and st not in WAIT_STATES)
+    if tgt is not None and st not in FAIL_STATES and st not in WAIT_STATES
+    and st not in HOLD_STATES)
 # Node deletion is allowed only from these states.
 DELETE_ALLOWED_STATES = frozenset(
     (s.MANAGEABLE, s.ENROLL, s.ADOPTFAIL, s.AVAILABLE))
-# Updating a node (PATCH) is allowed while it is at rest or waiting.
+# Updating a node (PATCH) during a state transition is allowed only in
+# these states (Ironic's list); at rest it always is.
 UPDATE_ALLOWED_STATES = frozenset(
-    (s.DEPLOYFAIL, s.INSPECTING, s.CLEANFAIL, s.CLEANWAIT, s.INSPECTWAIT,
-     s.RESCUEFAIL, s.UNRESCUEFAIL)) | STABLE_STATES
+    (s.DEPLOYFAIL, s.INSPECTING, s.INSPECTFAIL, s.INSPECTWAIT, s.CLEANFAIL,
+     s.ERROR, s.VERIFYING, s.ADOPTFAIL, s.RESCUEFAIL, s.UNRESCUEFAIL,
+     s.SERVICEHOLD, s.SERVICEFAIL))
 # Power actions are refused while the conductor works on the node.
 POWER_REFUSED_STATES = frozenset((s.CLEANING, s.CLEANWAIT))
 

@@ -30,6 +30,16 @@ UNRESCUING = 'unrescuing'
 UNRESCUEFAIL = 'unrescue failed'
 ADOPTING = 'adopting'
 ADOPTFAIL = 'adopt failed'
+CLEANHOLD = 'clean hold'
+DEPLOYHOLD = 'deploy hold'
+SERVICING = 'servicing'
+SERVICEWAIT = 'service wait'
+SERVICEFAIL = 'service failed'
+SERVICEHOLD = 'service hold'
+
+# The wait state of each kind of step
+STEP_WAIT_STATES = {'clean': CLEANWAIT, 'deploy': DEPLOYWAIT,
+                    'service': SERVICEWAIT}
 
 # Verbs accepted by PUT /v1/nodes/{node}/states/provision (API spelling)
 VERBS = {
@@ -44,6 +54,8 @@ VERBS = {
     'adopt': 'adopt',
     'rescue': 'rescue',
     'unrescue': 'unrescue',
+    'unhold': 'unhold',
+    'service': 'service',
 }
 
 # Power states
@@ -58,6 +70,9 @@ POWER_TARGETS = (POWER_ON, POWER_OFF, REBOOT, SOFT_REBOOT, SOFT_POWER_OFF)
 
 # Boot devices
 BOOT_DEVICES = ('pxe', 'disk', 'cdrom', 'bios', 'safe', 'wanboot', 'usb')
+
+# Virtual media device types (API 1.89)
+VMEDIA_DEVICES = ('cdrom', 'floppy', 'disk')
 
 # Console
 CONSOLE_ENABLED = True

@@ -38,6 +38,9 @@ def _candidates(alloc: dict) -> list[dict]:
         traits = db.traits_for_nodes([r['id'] for r in rows])
         rows = [r for r in rows if wanted <= set(traits.get(r['id'], []))]
     random.shuffle(rows)
+    if alloc.get('name'):
+        # a node named like the allocation is tried first (API 1.79)
+        rows.sort(key=lambda r: r['name'] != alloc['name'])
     return rows
 
 

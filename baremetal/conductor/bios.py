@@ -21,9 +21,11 @@ def cache(task, strict: bool = False) -> None:
         return
     if settings is None:
         return
+    reg = db.BIOS_REGISTRY_FIELDS
     wanted = sorted((s['name'], None if s.get('value') is None
-                     else str(s['value'])) for s in settings)
-    stored = [(s['name'], s['value'])
+                     else str(s['value'])) + tuple(s.get(k) for k in reg)
+                    for s in settings)
+    stored = [(s['name'], s['value']) + tuple(s[k] for k in reg)
               for s in db.bios_settings(task.node.id)]
     if wanted != stored:
         # writes are serialised (SQLite): only when something changed

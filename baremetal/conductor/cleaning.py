@@ -14,11 +14,13 @@ def _done(task) -> None:
     node = task.node
     manual = node.target_provision_state == states.MANAGEABLE
     try:
-        task.driver.deploy.tear_down_cleaning(task)
+        if not node.driver_internal_info.get(NO_RAMDISK):
+            task.driver.deploy.tear_down_cleaning(task)
     except Exception as e:
         _fail(task, 'Failed to tear down cleaning on node %s: %s'
               % (node.uuid, e), {})
         return
+    node.driver_internal_info.pop(NO_RAMDISK, None)
     node.driver_internal_info.pop('cleaning_manual', None)
     node.driver_internal_info.pop(REQUESTED, None)
     if manual or node.retired:
@@ -42,7 +44,8 @@ def _fail(task, message: str, step: dict) -> None:
     if step:
         node.clean_step = step
     try:
-        task.driver.deploy.tear_down_cleaning(task)
+        if not node.driver_internal_info.pop(NO_RAMDISK, None):
+            task.driver.deploy.tear_down_cleaning(task)
     except Exception:
         LOG.exception('Node %s: tear_down_cleaning failed after a '
                       'cleaning failure', node.uuid)
@@ -64,9 +67,13 @@ def _replan(task) -> None:
 
 # the steps a manual cleaning asked for, kept until the agent is up
 REQUESTED = 'clean_steps_requested'
+# manual cleaning with disable_ramdisk (API 1.70): out-of-band steps
+# only, no ramdisk booted
+NO_RAMDISK = 'cleaning_disable_ramdisk'
 
 KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
-                            on_done=_done, on_fail=_fail, replan=_replan)
+                            on_done=_done, on_fail=_fail, replan=_replan,
+                            timeout_option='clean_callback_timeout')
 
 
 def automated_clean_enabled(task) -> bool:
@@ -75,10 +82,14 @@ def automated_clean_enabled(task) -> bool:
                 or task.node.automated_clean)
 
 
-def start(task, manual_steps: list[dict] | None = None) -> None:
+def start(task, manual_steps: list[dict] | None = None,
+          disable_ramdisk: bool = False) -> None:
     """Worker: plan the steps and run them (node already CLEANING)."""
     node = task.node
     node.last_error = None
+    if disable_ramdisk:
+        _start_without_ramdisk(task, manual_steps or [])
+        return
     if manual_steps is None and not automated_clean_enabled(task):
         LOG.info('Node %s: automated cleaning is disabled, skipping',
                  node.uuid)
@@ -115,6 +126,22 @@ def start(task, manual_steps: list[dict] | None = None) -> None:
         node.driver_internal_info[KIND.index_key] = -1
         task.process_event('wait')
         return
+    step_runner.run(task, KIND)
+
+
+def _start_without_ramdisk(task, manual_steps: list[dict]) -> None:
+    """Manual cleaning with the steps the BMC can run: nothing boots."""
+    node = task.node
+    try:
+        plan = steps_mod.resolve_requested(task, 'clean', manual_steps)
+        task.driver.power.validate(task)
+    except Exception as e:
+        _fail(task, 'Failed to prepare cleaning of node %s: %s'
+              % (node.uuid, e), {})
+        return
+    node.driver_internal_info[NO_RAMDISK] = True
+    node.driver_internal_info['cleaning_manual'] = True
+    step_runner.set_plan(task, KIND, plan)
     step_runner.run(task, KIND)
 
 

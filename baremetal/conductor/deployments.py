@@ -29,13 +29,17 @@ def _fail(task, message: str, step: dict) -> None:
 
 
 KIND = step_runner.StepKind(name='deploy', wait_state=states.DEPLOYWAIT,
-                            on_done=_done, on_fail=_fail)
+                            on_done=_done, on_fail=_fail,
+                            timeout_option='deploy_callback_timeout')
 
 
 def template_steps(task) -> list[dict]:
-    """Steps of deploy templates whose name is one of the node's traits."""
-    traits = db.traits_for_nodes([task.node.id]).get(task.node.id, [])
-    if not traits:
+    """Steps of the deploy templates named in the instance's traits
+    (``instance_info['traits']``: what Nova passes from the flavor's
+    required traits), as in Ironic; the node's own traits choose
+    nothing."""
+    traits = (task.node.instance_info or {}).get('traits') or []
+    if not isinstance(traits, list) or not traits:
         return []
     tt = db.T['deploy_templates']
     ts = db.T['deploy_template_steps']

@@ -2,6 +2,7 @@
 
 from oslo_log import log
 
+from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import api as db
 
@@ -32,3 +33,24 @@ def abort(task) -> None:
     task.driver.inspect.abort(task)
     task.node.last_error = 'Inspection was aborted by request.'
     task.process_event('abort')
+
+
+def resume(task, inventory: dict, plugin_data: dict) -> None:
+    """The agent posted the inventory (in-band inspection): the inspect
+    interface learns from it and the node becomes manageable."""
+    node = task.node
+    handler = getattr(task.driver.inspect, 'continue_inspection', None)
+    if handler is None:
+        raise exception.UnsupportedDriverExtension(
+            driver=node.driver, extension='continue_inspection')
+    try:
+        handler(task, inventory, plugin_data)
+    except Exception as e:
+        node.last_error = ('Failed to process the inspection data of node '
+                           '%s: %s' % (node.uuid, e))
+        LOG.error(node.last_error)
+        task.process_event('fail')
+        return
+    node.inspection_finished_at = db.utcnow()
+    task.process_event('done')
+    LOG.info('Node %s: in-band inspection finished', node.uuid)

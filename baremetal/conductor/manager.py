@@ -21,10 +21,14 @@ from baremetal.conductor import deployments
 from baremetal.conductor import inspection
 from baremetal.conductor import power
 from baremetal.conductor import rescuing
+from baremetal.conductor import servicing
+from baremetal.conductor import step_runner
 from baremetal.conductor import retirement
 from baremetal.conductor import steps as steps_mod
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
+from baremetal.drivers.modules import http_files
+from baremetal.drivers.modules import image_cache
 
 LOG = log.getLogger(__name__)
 
@@ -102,15 +106,22 @@ class ConductorManager:
         task.process_event('provide', callback=cleaning.start,
                            last_error=None)
 
-    def _verb_clean(self, task, clean_steps=None) -> None:
+    def _verb_clean(self, task, clean_steps=None,
+                    disable_ramdisk=False) -> None:
         requested = steps_mod.check_request_shape(clean_steps, 'clean')
         try:
             # unknown steps or bad arguments: 400 now, node untouched
             steps_mod.resolve_requested(task, 'clean', requested)
         except exception.StepsNotReady:
-            pass  # an agent reports its steps later; checked then
+            if disable_ramdisk:
+                raise exception.InvalidParameterValue(
+                    err='disable_ramdisk: the steps of node %s are known '
+                        'only once its ramdisk runs; without the ramdisk '
+                        'only steps the BMC runs can be asked for'
+                    % task.node.uuid) from None
+            # an agent reports its steps later; checked then
         task.process_event('clean', callback=cleaning.start,
-                           call_args=(requested,),
+                           call_args=(requested, bool(disable_ramdisk)),
                            target_state=states.MANAGEABLE, last_error=None)
 
     def _verb_active(self, task, configdrive=None, deploy_steps=None
@@ -163,9 +174,45 @@ class ConductorManager:
         task.process_event('unrescue', callback=rescuing.unrescue,
                            last_error=None)
 
+    def _verb_service(self, task, service_steps=None,
+                      disable_ramdisk=False) -> None:
+        node = task.node
+        if node.maintenance:
+            raise exception.NodeInMaintenance(op='service', node=node.uuid)
+        requested = steps_mod.check_request_shape(service_steps, 'service')
+        try:
+            # unknown steps or bad arguments: 400 now, node untouched
+            steps_mod.resolve_requested(task, 'service', requested)
+        except exception.StepsNotReady:
+            pass    # an agent reports its steps once its ramdisk is up
+        task.driver.power.validate(task)
+        task.process_event('service', callback=servicing.start,
+                           call_args=(requested,), target_state=states.ACTIVE,
+                           last_error=None)
+
+    def _verb_unhold(self, task) -> None:
+        """Leave clean/deploy/service hold (API 1.85): back to the wait
+        state and straight on with the step after the hold."""
+        task.process_event('unhold', callback=self._after_unhold)
+
+    def _after_unhold(self, task) -> None:
+        kind = self.conductor.wait_kind(task.node.provision_state)
+        step_runner.resume(task, kind)
+
     def _verb_abort(self, task) -> None:
         state = task.node.provision_state
-        if state == states.CLEANWAIT:
+        if state in (states.SERVICEWAIT, states.SERVICEHOLD):
+            servicing.abort(task)
+        elif state == states.SERVICEFAIL:
+            task.process_event('abort', callback=servicing.back_to_active,
+                               last_error=None)
+        elif state == states.CLEANHOLD:
+            cleaning.abort(task)
+        elif state == states.DEPLOYHOLD:
+            task.node.last_error = ('Deployment of node %s was aborted '
+                                    'while held' % task.node.uuid)
+            task.process_event('abort')
+        elif state == states.CLEANWAIT:
             cleaning.abort(task)
         elif state == states.INSPECTWAIT:
             inspection.abort(task)
@@ -187,6 +234,10 @@ class ConductorManager:
                     reason='Node %s is in state "%s"; power actions are '
                            'refused until cleaning ends or fails'
                     % (node.uuid, node.provision_state))
+            if node.disable_power_off and new_state in (
+                    states.POWER_OFF, states.SOFT_POWER_OFF):
+                raise exception.PowerOffDisabled(pstate=new_state,
+                                                 node=node.uuid)
             supported = task.driver.power.get_supported_power_states(task)
             if new_state not in supported:
                 raise exception.InvalidParameterValue(
@@ -236,6 +287,77 @@ class ConductorManager:
             task.driver.management.validate(task)
             task.driver.management.inject_nmi(task)
 
+    def get_supported_indicators(self, context, node_id: str) -> dict:
+        with self._acquire(node_id, shared=True, purpose='indicators') as t:
+            return t.driver.management.get_supported_indicators(t)
+
+    def get_indicator_state(self, context, node_id: str, component: str,
+                            indicator: str) -> str:
+        with self._acquire(node_id, shared=True, purpose='indicator') as t:
+            return t.driver.management.get_indicator_state(t, component,
+                                                           indicator)
+
+    def set_indicator_state(self, context, node_id: str, component: str,
+                            indicator: str, state: str) -> None:
+        with self._acquire(node_id, purpose='set indicator') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_indicator_state(task, component,
+                                                        indicator, state)
+
+    # ---- virtual media (API 1.89, 1.93) ----
+    def get_virtual_media(self, context, node_id: str) -> list[dict]:
+        with self._acquire(node_id, shared=True, purpose='get vmedia') as t:
+            t.driver.management.validate(t)
+            return t.driver.management.get_virtual_media(t)
+
+    def attach_virtual_media(self, context, node_id: str, device_type: str,
+                             image_url: str,
+                             image_download_source: str = 'local') -> None:
+        """Checked now (400s), attached by a worker as Ironic does: a
+        failure to fetch or insert the image lands in last_error."""
+        with self._acquire(node_id, purpose='attach vmedia') as task:
+            task.driver.management.validate(task)
+            task.node.last_error = None
+            task.spawn_after(_attach_vmedia, device_type, image_url,
+                             image_download_source)
+
+    def detach_virtual_media(self, context, node_id: str,
+                             device_types: list[str] | None = None) -> None:
+        with self._acquire(node_id, purpose='detach vmedia') as task:
+            task.driver.management.validate(task)
+            task.driver.management.detach_virtual_media(task, device_types)
+            for dt in device_types or states.VMEDIA_DEVICES:
+                http_files.unpublish(task.conductor.conf, 'vmedia/%s-%s.img'
+                                     % (task.node.uuid, dt))
+
+    def set_boot_mode(self, context, node_id: str, mode: str) -> None:
+        """Change the boot mode (API 1.76) and record what the BMC
+        reports afterwards."""
+        with self._acquire(node_id, purpose='set boot mode') as task:
+            self._check_mode_change(task)
+            mgmt = task.driver.management
+            mgmt.validate(task)
+            mgmt.set_boot_mode(task, mode)
+            task.node.boot_mode = mgmt.get_boot_mode(task)
+
+    def set_secure_boot(self, context, node_id: str, state: bool) -> None:
+        with self._acquire(node_id, purpose='set secure boot') as task:
+            self._check_mode_change(task)
+            mgmt = task.driver.management
+            mgmt.validate(task)
+            mgmt.set_secure_boot_state(task, state)
+            task.node.secure_boot = mgmt.get_secure_boot_state(task)
+
+    @staticmethod
+    def _check_mode_change(task) -> None:
+        node = task.node
+        if node.provision_state not in state_machine.STABLE_STATES or \
+                node.provision_state in (states.ACTIVE, states.RESCUE):
+            raise exception.InvalidState(
+                reason='The boot mode of node %s cannot change in state '
+                       '"%s" (only while it is not deployed and at rest)'
+                % (node.uuid, node.provision_state))
+
     def get_sensors_data(self, context, node_id: str) -> dict:
         with self._acquire(node_id, shared=True, purpose='sensors') as t:
             return t.driver.management.get_sensors_data(t)
@@ -276,6 +398,13 @@ class ConductorManager:
                         min_priority: int | None = None) -> list:
         with self._acquire(node_id, shared=True, purpose='steps') as t:
             return steps_mod.listing(t, 'clean', min_priority)
+
+    def continue_inspection(self, context, node_id: str, inventory: dict,
+                            plugin_data: dict) -> None:
+        with self._acquire(node_id, purpose='continue inspection') as task:
+            if task.node.provision_state != states.INSPECTWAIT:
+                raise exception.NodeNotFound(node=node_id)
+            inspection.resume(task, inventory, plugin_data)
 
     def get_node_with_token(self, context, node_id: str) -> str:
         """An agent looked its node up: issue the token of this boot
@@ -395,3 +524,23 @@ class ConductorManager:
         """Pick a node for the allocation in a worker: the API answers
         at once with state ``allocating``, as Ironic does."""
         self.conductor.workers.submit(allocations.allocate, allocation_uuid)
+
+
+def _attach_vmedia(task, device_type: str, image_url: str,
+                   image_download_source: str) -> None:
+    """Worker: fetch (``local``: the BMC reads a copy this conductor
+    serves) and insert the image; a failure is the node's last_error."""
+    node = task.node
+    try:
+        if image_download_source == 'local':
+            conf = task.conductor.conf
+            path = image_cache.fetch(conf, image_url)
+            image_url = http_files.publish(
+                conf, path, 'vmedia/%s-%s.img' % (node.uuid, device_type),
+                external=True)
+        task.driver.management.attach_virtual_media(task, device_type,
+                                                    image_url)
+    except Exception as e:
+        node.last_error = ('Failed to attach virtual media %s to node %s: '
+                           '%s' % (device_type, node.uuid, e))
+        LOG.error(node.last_error)

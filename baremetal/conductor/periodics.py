@@ -12,21 +12,18 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
-from baremetal.conductor import cleaning
-from baremetal.conductor import deployments
 from baremetal.conductor import power
+from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
 
 LOG = log.getLogger(__name__)
 
 # wait state -> (timeout option, what happens)
-_TIMEOUTS = {
-    states.CLEANWAIT: 'clean_callback_timeout',
-    states.DEPLOYWAIT: 'deploy_callback_timeout',
-    states.INSPECTWAIT: 'inspect_wait_timeout',
-    states.RESCUEWAIT: 'rescue_callback_timeout',
-}
+_BY_WAIT = workflows.BY_WAIT_STATE
+_TIMEOUTS = dict({k.wait_state: k.timeout_option for k in workflows.KINDS},
+                 **{states.INSPECTWAIT: 'inspect_wait_timeout',
+                    states.RESCUEWAIT: 'rescue_callback_timeout'})
 
 
 def _mine(conductor, rows):
@@ -69,18 +66,13 @@ def _time_out(task, limit: int) -> None:
         return  # moved on while we looked
     msg = ('Timeout reached while waiting in "%s" for %d seconds'
            % (state, limit))
-    if state == states.CLEANWAIT:
-        step = node.clean_step or {}
+    kind = _BY_WAIT.get(state)
+    if kind is not None:
+        step = getattr(node, kind.step_field) or {}
         if step:
             msg += ' (step %s.%s)' % (step.get('interface'),
                                       step.get('step'))
-        cleaning._fail(task, msg, step)
-    elif state == states.DEPLOYWAIT:
-        step = node.deploy_step or {}
-        if step:
-            msg += ' (step %s.%s)' % (step.get('interface'),
-                                      step.get('step'))
-        deployments._fail(task, msg, step)
+        kind.on_fail(task, msg, step)
     else:
         node.last_error = msg
         task.process_event('fail')
@@ -88,27 +80,35 @@ def _time_out(task, limit: int) -> None:
 
 
 def poll_async_steps(conductor) -> None:
-    """Ask drivers whose step the node waits on whether it finished."""
-    rows = db.nodes_in_states((states.CLEANWAIT, states.DEPLOYWAIT),
+    """Ask drivers whose step the node waits on whether it finished.
+    The poll runs under a shared lock (a hardware or agent slow to answer
+    locks nobody out); the lock is taken only to resume."""
+    rows = db.nodes_in_states(tuple(_BY_WAIT),
                               extra=(db.NODES.c.reservation.is_(None),))
     for row in _mine(conductor, rows):
         try:
-            with task_manager.acquire(conductor, row['id'], shared=False,
+            with task_manager.acquire(conductor, row['id'], shared=True,
                                       purpose='poll step') as task:
-                kind = (cleaning.KIND if task.node.provision_state
-                        == states.CLEANWAIT else deployments.KIND)
+                state = task.node.provision_state
+                kind = _BY_WAIT.get(state)
+                if kind is None:
+                    continue
                 step = getattr(task.node, kind.step_field) or {}
                 iface = task.driver.interfaces.get(step.get('interface'))
                 if iface is None or not getattr(iface, 'polls_steps',
                                                 False):
                     continue
                 try:
-                    finished = iface.poll_step(task, step)
+                    finished, error = iface.poll_step(task, step), None
                 except Exception as e:
-                    conductor.resume_steps(task, str(e) or repr(e))
+                    finished, error = True, str(e) or repr(e)
+                if not finished:
                     continue
-                if finished:
-                    conductor.resume_steps(task)
+                task.upgrade_lock()
+                if (task.node.provision_state, getattr(
+                        task.node, kind.step_field)) != (state, step):
+                    continue    # moved on while we polled
+                conductor.resume_steps(task, error)
         except (exception.NodeLocked, exception.NodeNotFound):
             continue
         except exception.NoFreeConductorWorker:
@@ -147,22 +147,38 @@ def take_over_dead(conductor) -> None:
     takeover.run(conductor)
 
 
+def _quiet_when_database_lost(fn):
+    """A periodic task that meets an unreachable database says so in one
+    line and runs again at its next turn."""
+    def run():
+        try:
+            return fn()
+        except exception.DatabaseUnavailable as e:
+            LOG.warning('Periodic task skipped: %s', e)
+    return run
+
+
 def build(conductor) -> periodics.PeriodicWorker:
     c = conductor.conf.conductor
     tasks = [
         (periodics.periodic(c.heartbeat_interval, run_immediately=False)(
-            lambda: conductor.heartbeat()), None, None),
+            _quiet_when_database_lost(lambda: conductor.heartbeat())),
+         None, None),
         (periodics.periodic(c.check_provision_state_interval,
                             run_immediately=False)(
-            lambda: check_timeouts(conductor)), None, None),
+            _quiet_when_database_lost(lambda: check_timeouts(conductor))),
+         None, None),
         (periodics.periodic(c.async_step_poll_interval,
                             run_immediately=False)(
-            lambda: poll_async_steps(conductor)), None, None),
+            _quiet_when_database_lost(
+                lambda: poll_async_steps(conductor))), None, None),
         (periodics.periodic(c.takeover_interval, run_immediately=True)(
-            lambda: take_over_dead(conductor)), None, None),
+            _quiet_when_database_lost(lambda: take_over_dead(conductor))),
+         None, None),
     ]
     if c.sync_power_state_interval > 0:
         tasks.append((periodics.periodic(c.sync_power_state_interval,
                                          run_immediately=False)(
-            lambda: sync_power_states(conductor)), None, None))
+            _quiet_when_database_lost(
+                lambda: sync_power_states(conductor))), None, None))
     return periodics.PeriodicWorker(tasks)

@@ -5,6 +5,7 @@ from oslo_log import log
 
 from baremetal.common import states
 from baremetal.conductor import bios
+from baremetal.conductor import firmware
 
 LOG = log.getLogger(__name__)
 
@@ -59,4 +60,23 @@ def verify(task) -> None:
         return
     node.last_error = None
     bios.cache(task)
+    firmware.cache(task)
+    _record_boot_mode(task)
     task.process_event('done')
+
+
+def _record_boot_mode(task) -> None:
+    """boot_mode and secure_boot as the BMC reports them (API 1.75);
+    left as they are where it cannot tell."""
+    mgmt = task.driver.management
+    try:
+        mode = mgmt.get_boot_mode(task)
+        secure = mgmt.get_secure_boot_state(task)
+    except Exception as e:
+        LOG.warning('Node %s: could not read the boot mode: %s',
+                    task.node.uuid, e)
+        return
+    if mode is not None:
+        task.node.boot_mode = mode
+    if secure is not None:
+        task.node.secure_boot = secure

@@ -6,12 +6,10 @@ import futurist
 from oslo_log import log
 
 from baremetal.common import exception
-from baremetal.common import states
-from baremetal.conductor import cleaning
-from baremetal.conductor import deployments
 from baremetal.conductor import hash_ring
 from baremetal.conductor import manager
 from baremetal.conductor import periodics
+from baremetal.conductor import workflows
 from baremetal.conductor import step_polling
 from baremetal.conductor import step_runner
 from baremetal.conductor import workers
@@ -20,8 +18,7 @@ from baremetal.drivers import registry as registry_mod
 
 LOG = log.getLogger(__name__)
 
-_WAIT_KINDS = {states.CLEANWAIT: cleaning.KIND,
-               states.DEPLOYWAIT: deployments.KIND}
+WAIT_KINDS = workflows.BY_WAIT_STATE
 
 
 class Conductor:
@@ -103,11 +100,11 @@ class Conductor:
     @staticmethod
     def wait_kind(state: str) -> step_runner.StepKind | None:
         """The kind of steps a node in wait state ``state`` runs."""
-        return _WAIT_KINDS.get(state)
+        return WAIT_KINDS.get(state)
 
     def resume_steps(self, task, error: str | None = None) -> None:
         """The async step a node waits on ended: go on (or fail)."""
-        kind = _WAIT_KINDS.get(task.node.provision_state)
+        kind = WAIT_KINDS.get(task.node.provision_state)
         if kind is None:
             raise exception.InvalidStateRequested(
                 action='resume steps', node=task.node.uuid,

@@ -35,6 +35,10 @@ class _Watch:
     step: tuple                 # (interface, step) waited on
     interval: float = FIRST_INTERVAL
 
+    @property
+    def key(self) -> tuple:
+        return (self.node, self.state, self.step)
+
 
 class StepPoller:
     def __init__(self, conductor) -> None:
@@ -44,11 +48,18 @@ class StepPoller:
         self._cv = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._watched: set[tuple] = set()
 
     def watch(self, node_uuid: str, state: str, step: dict) -> None:
-        """Start polling the step ``node_uuid`` waits on in ``state``."""
-        self._push(_Watch(node_uuid, state,
-                          (step.get('interface'), step.get('step'))))
+        """Start polling the step ``node_uuid`` waits on in ``state``
+        (once: a step already watched is not watched twice)."""
+        w = _Watch(node_uuid, state,
+                   (step.get('interface'), step.get('step')))
+        with self._cv:
+            if w.key in self._watched:
+                return
+            self._watched.add(w.key)
+        self._push(w)
 
     def _push(self, w: _Watch) -> None:
         with self._cv:
@@ -66,6 +77,7 @@ class StepPoller:
         with self._cv:
             self._stopped = True
             self._heap.clear()
+            self._watched.clear()
             self._cv.notify()
 
     def _loop(self) -> None:
@@ -100,6 +112,9 @@ class StepPoller:
                              self.conductor.conf.agent
                              .command_poll_max_interval)
             self._push(w)
+        else:
+            with self._cv:
+                self._watched.discard(w.key)
 
     def _poll_once(self, w: _Watch) -> bool:
         """Poll once; True to poll again."""

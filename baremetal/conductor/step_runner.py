@@ -8,12 +8,15 @@ over later knows where it was.
 """
 
 import dataclasses
+import time
 from collections.abc import Callable
 
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import states
 from baremetal.conductor import bios
+from baremetal.conductor import firmware
 
 LOG = log.getLogger(__name__)
 
@@ -27,6 +30,8 @@ class StepKind:
     # replan(task): called when the ramdisk the plan waited for (index
     # -1) is up, to plan with the steps its agent now reports
     replan: Callable | None = None
+    # [conductor] option: seconds the node may stay in the wait state
+    timeout_option: str | None = None
 
     @property
     def step_field(self) -> str:
@@ -66,6 +71,10 @@ def run(task, kind: StepKind, start: int = 0) -> None:
         info[kind.index_key] = index
         setattr(node, kind.step_field, step)
         node.save()
+        if step['step'] in RESERVED_STEPS:
+            if not _run_reserved(task, kind, step):
+                return      # failed, held or waiting
+            continue
         iface = task.driver.interfaces.get(step['interface'])
         name = '%s.%s' % (step['interface'], step['step'])
         LOG.debug('Node %s: %s step %s starting', node.uuid, kind.name,
@@ -132,10 +141,82 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
     task.spawn_after(run, kind, (index or 0) + 1)
 
 
+# Steps the conductor runs itself, whatever interface they name (as
+# Ironic's): power actions, 'hold' (park the node until unhold, API 1.85)
+# and 'wait' (pause 'seconds', or until the agent's next heartbeat).
+RESERVED_STEPS = ('power_on', 'power_off', 'reboot', 'hold', 'wait')
+
+
+def _run_reserved(task, kind: StepKind, step: dict) -> bool:
+    """True: go on with the next step."""
+    node = task.node
+    name = step['step']
+    args = step.get('args') or {}
+    try:
+        if name == 'power_off' and node.disable_power_off:
+            raise exception.PowerOffDisabled(pstate=states.POWER_OFF,
+                                             node=node.uuid)
+        if name in ('power_on', 'power_off'):
+            target = states.POWER_ON if name == 'power_on' \
+                else states.POWER_OFF
+            task.driver.power.set_power_state(task, target)
+            node.power_state = target
+        elif name == 'reboot':
+            task.driver.power.reboot(task)
+            node.power_state = states.POWER_ON
+    except Exception as e:
+        kind.on_fail(task, '%s step %s.%s failed on node %s: %s'
+                     % (kind.name.capitalize(), step['interface'], name,
+                        node.uuid, e), step)
+        return False
+    if name == 'hold':
+        LOG.info('Node %s: held by a %s step until unhold', node.uuid,
+                 kind.name)
+        task.process_event('hold')
+        return False
+    if name == 'wait':
+        if 'seconds' not in args:
+            task.process_event('wait')
+            return False
+        limit = task.conductor.conf.conductor.max_conductor_wait_step_seconds
+        seconds = min(int(args['seconds']), limit)
+        if seconds < int(args['seconds']):
+            LOG.warning('Node %s: a wait step asked for %s seconds; '
+                        '[conductor]max_conductor_wait_step_seconds allows '
+                        '%d', node.uuid, args['seconds'], limit)
+        time.sleep(seconds)
+    return True
+
+
+def check_reserved(kind: str, st: dict) -> dict:
+    """A plan entry for a reserved step asked for by a user (400 on
+    arguments it does not take)."""
+    args = st.get('args') or {}
+    allowed = {'seconds'} if st['step'] == 'wait' else set()
+    bad = sorted(set(args) - allowed)
+    if bad:
+        raise exception.InvalidStepArgs(
+            reason='%s step %s.%s takes %s; got %s'
+            % (kind, st['interface'], st['step'],
+               'only "seconds"' if allowed else 'no arguments',
+               ', '.join(bad)))
+    if 'seconds' in args and (not isinstance(args['seconds'], int) or
+                              isinstance(args['seconds'], bool) or
+                              args['seconds'] < 0):
+        raise exception.InvalidStepArgs(
+            reason='%s step %s.wait: "seconds" must be an integer >= 0'
+            % (kind, st['interface']))
+    return {'interface': st['interface'], 'step': st['step'],
+            'priority': st.get('priority', 0), 'args': dict(args),
+            'abortable': True}
+
+
 def _after_step(task, step: dict) -> None:
     if step.get('interface') == 'bios':
         # a BIOS step changed the settings: store what the BMC now says
         bios.cache(task)
+    elif step.get('interface') == 'firmware':
+        firmware.cache(task)
 
 
 def current_step(task, kind: StepKind) -> dict:

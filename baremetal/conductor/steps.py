@@ -8,6 +8,7 @@ Steps cross the API and RPC as plain dicts
 from typing import Any
 
 from baremetal.common import exception
+from baremetal.conductor import step_runner
 from baremetal.drivers import base
 
 _ORDER = {name: i for i, name in enumerate(base.INTERFACE_ORDER)}
@@ -19,9 +20,10 @@ def sort_key(step: dict) -> tuple:
             step['step'])
 
 
-def driver_steps(task, kind: str) -> list[dict]:
+def driver_steps(task, kind: str, known_only: bool = False) -> list[dict]:
     """Every step of ``kind`` the node's interfaces offer (any priority),
-    sorted."""
+    sorted (``known_only``: leave out an interface that cannot list its
+    steps yet instead of raising StepsNotReady)."""
     out = []
     for it in base.INTERFACE_ORDER:
         iface = task.driver.interfaces.get(it)
@@ -32,6 +34,8 @@ def driver_steps(task, kind: str) -> list[dict]:
             continue
         found = getter(task)
         if found is None:
+            if known_only:
+                continue
             # the interface cannot list its steps now (see StepsNotReady)
             raise exception.StepsNotReady(node=task.node.uuid,
                                           retry_after=-1)
@@ -56,11 +60,13 @@ def _plan_entry(step: dict, args: dict) -> dict:
 
 
 def check_request_shape(requested: Any, kind: str,
-                        require_priority: bool = False) -> list[dict]:
+                        require_priority: bool = False,
+                        ordered: bool = False) -> list[dict]:
     """Validate the shape of user-given steps (API side, before any
-    RPC): a list of objects with a known interface and a step name."""
+    RPC): a list of objects with a known interface and a step name
+    (``ordered``: a runbook's, each with an ``order``)."""
     if not isinstance(requested, list) or not requested and \
-            kind == 'clean':
+            kind in ('clean', 'service'):
         raise exception.InvalidParameterValue(
             err='%s_steps must be a non-empty list of objects with '
                 '"interface" and "step"' % kind)
@@ -71,7 +77,8 @@ def check_request_shape(requested: Any, kind: str,
                 err='%s_steps[%d] must be an object, got %r'
                 % (kind, i, st))
         allowed = {'interface', 'step', 'args'} | (
-            {'priority'} if kind == 'deploy' else set())
+            {'priority'} if kind == 'deploy' else set()) | (
+            {'order'} if ordered else set())
         extra = set(st) - allowed
         if extra:
             raise exception.InvalidParameterValue(
@@ -96,9 +103,16 @@ def check_request_shape(requested: Any, kind: str,
             raise exception.InvalidParameterValue(
                 err='%s_steps[%d]: "priority" must be an integer >= 0'
                 % (kind, i))
+        order = st.get('order')
+        if ordered and (not isinstance(order, int) or
+                        isinstance(order, bool) or order < 0):
+            raise exception.InvalidParameterValue(
+                err='%s_steps[%d]: "order" must be an integer >= 0'
+                % (kind, i))
         out.append({'interface': iface, 'step': st['step'],
                     'args': dict(st.get('args') or {}),
-                    **({'priority': prio} if prio is not None else {})})
+                    **({'priority': prio} if prio is not None else {}),
+                    **({'order': order} if ordered else {})})
     return out
 
 
@@ -106,13 +120,20 @@ def resolve_requested(task, kind: str, requested: list[dict]) -> list[dict]:
     """Match user steps against what the driver offers: an unknown step,
     an unknown argument or a missing required argument raises
     ``InvalidStepArgs`` naming the step and argument."""
-    offered = {(s['interface'], s['step']): s
-               for s in driver_steps(task, kind)}
+    offered = None
     plan = []
     for st in requested:
+        if st['step'] in step_runner.RESERVED_STEPS:
+            plan.append(step_runner.check_reserved(kind, st))
+            continue
+        if offered is None:
+            offered = {(s['interface'], s['step']): s for s in
+                       driver_steps(task, kind, known_only=True)}
         name = '%s.%s' % (st['interface'], st['step'])
         found = offered.get((st['interface'], st['step']))
         if found is None:
+            # an interface that cannot list its steps yet may offer it
+            driver_steps(task, kind)    # raises StepsNotReady then
             raise exception.InvalidStepArgs(
                 reason='%s step %s is not supported by node %s '
                        '(driver %s, %s interface %s)'

@@ -70,8 +70,8 @@ def recover(conductor, node_id) -> None:
         state = node.provision_state
         if state not in _ACTIVE:
             return
-        msg = ('The conductor handling node %s was lost while it was '
-               '"%s"' % (node.uuid, state))
+        msg = ('The conductor handling node %s was lost, or lost the '
+               'database, while the node was "%s"' % (node.uuid, state))
         if state == states.CLEANING:
             step = step_runner.current_step(task, cleaning.KIND)
             index = node.driver_internal_info.get(

@@ -6,8 +6,16 @@ the ``with`` block saves pending node changes and drops the reservation
 in one UPDATE, unless work was handed to a worker with ``spawn_after``
 (or ``process_event(..., callback=...)``): the worker then owns the lock
 and releases it when it finishes.
+
+A lock that cannot be released because the database is unreachable is
+released (with the node's last changes) by a background thread as soon
+as the database answers again: a live conductor never keeps a node
+locked.  Work interrupted that way leaves the node in its last recorded
+state; the takeover pass then resumes or fails it (takeover.py).
 """
 
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +25,7 @@ from baremetal.common import exception
 from baremetal.common import state_machine
 from baremetal.db import api as db
 from baremetal import objects
+from baremetal.objects import history
 
 LOG = log.getLogger(__name__)
 
@@ -60,14 +69,20 @@ class TaskManager:
     def release_resources(self, save: bool = True) -> None:
         if self.released:
             return
-        self.released = True
         if self.shared:
+            self.released = True
             return
         values = self.node.changes() if save else {}
-        if not db.release_node(self.conductor.host, self.node.id, values):
+        # DatabaseUnavailable leaves the task unreleased (see _release_later)
+        released = db.release_node(self.conductor.host, self.node.id, values)
+        self.released = True
+        if not released:
             LOG.warning('Node %s: reservation by %s was already gone when '
                         'releasing it after %s', self.node.uuid,
                         self.conductor.host, self.purpose)
+        elif values.get('last_error'):
+            history.record_changes(self.node.as_dict(), values,
+                                   self.conductor.host)
         self.node._reset_tracking()
 
     # ---- state machine ----
@@ -87,7 +102,7 @@ class TaskManager:
             node.target_provision_state = None
         elif target_state is not None:
             node.target_provision_state = target_state
-        elif not (event in state_machine.INTERNAL_EVENTS
+        elif not (event in state_machine.KEEP_TARGET_EVENTS
                   and node.target_provision_state):
             node.target_provision_state = state_machine.target_of(new)
         node.provision_updated_at = db.utcnow()
@@ -125,6 +140,17 @@ class TaskManager:
             return
         self.ports.append(port)
 
+    def poll_step_soon(self) -> None:
+        """Have the conductor poll the asynchronous step the node waits
+        on, soon and then backing off (conductor/step_polling.py), under
+        a shared lock: for a driver that learns the step may have moved
+        on (an agent's heartbeat) without waiting on the hardware."""
+        kind = self.conductor.wait_kind(self.node.provision_state)
+        step = getattr(self.node, kind.step_field) if kind else None
+        if step:
+            self.conductor.step_poller.watch(
+                self.node.uuid, self.node.provision_state, step)
+
     def resume_steps(self, error: str | None = None) -> None:
         """A driver reports that the async step the node waits on ended
         (``error`` set: it failed)."""
@@ -136,14 +162,22 @@ class TaskManager:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None or self._spawn is None:
-            self.release_resources(save=exc_type is None)
+            try:
+                self.release_resources(save=exc_type is None)
+            except exception.DatabaseUnavailable:
+                self._release_later(save=exc_type is None)
+                if exc_type is None:
+                    raise
             return
         fn, args, kwargs = self._spawn
         self._spawn = None
         try:
             self.conductor.workers.reserve()
         except exception.NoFreeConductorWorker:
-            self.release_resources(save=False)
+            try:
+                self.release_resources(save=False)
+            except exception.DatabaseUnavailable:
+                self._release_later(save=False)
             raise
         try:
             # make the transition visible before the API answers 202
@@ -151,13 +185,22 @@ class TaskManager:
                 self.node.save()
         except Exception:
             self.conductor.workers.release()
-            self.release_resources(save=False)
+            try:
+                self.release_resources(save=False)
+            except exception.DatabaseUnavailable:
+                self._release_later(save=False)
             raise
         self.conductor.workers.start(self._run, fn, args, kwargs)
 
     def _run(self, fn, args, kwargs) -> None:
         try:
             fn(self, *args, **kwargs)
+        except exception.DatabaseUnavailable as e:
+            self._spawn = None
+            LOG.error('Node %s: the database was lost during %s (%s); the '
+                      'node stays as last recorded, to be resumed or '
+                      'failed once it answers again', self.node.uuid,
+                      self.purpose, e)
         except Exception:
             LOG.exception('Node %s: unexpected error in %s',
                           self.node.uuid, self.purpose)
@@ -166,10 +209,38 @@ class TaskManager:
                 # the worker chained more work: hand the lock on
                 fn2, args2, kwargs2 = self._spawn
                 self._spawn = None
-                self.node.save()
-                self._run(fn2, args2, kwargs2)
+                try:
+                    self.node.save()
+                except exception.DatabaseUnavailable:
+                    self._release_later()
+                else:
+                    self._run(fn2, args2, kwargs2)
             else:
-                self.release_resources()
+                try:
+                    self.release_resources()
+                except exception.DatabaseUnavailable:
+                    self._release_later()
+
+    def _release_later(self, save: bool = True) -> None:
+        """Release the lock (saving the node's changes) once the
+        database answers again, from a thread of its own."""
+        LOG.warning('Node %s: the database is unreachable; its lock will '
+                    'be released as soon as it answers', self.node.uuid)
+
+        def retry() -> None:
+            delay = 0.2
+            while not self.released:
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                try:
+                    self.release_resources(save=save)
+                except exception.DatabaseUnavailable:
+                    continue
+                LOG.info('Node %s: lock released, the database answers '
+                         'again', self.node.uuid)
+
+        threading.Thread(target=retry, daemon=True,
+                         name='release-%s' % self.node.uuid).start()
 
 
 def acquire(conductor, node_id: Any, shared: bool = True,

@@ -34,6 +34,14 @@ opts = [
     cfg.IntOpt('clean_callback_timeout', default=1800, min=0,
                help='Seconds a node may stay in "clean wait" before it '
                     'goes to "clean failed". 0 disables.'),
+    cfg.IntOpt('service_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "service wait" before it '
+                    'goes to "service failed". 0 disables.'),
+    cfg.IntOpt('max_conductor_wait_step_seconds', default=30, min=0,
+               max=1800, mutable=True,
+               help='Longest pause a reserved "wait" step with a '
+                    '"seconds" argument may ask for; longer requests are '
+                    'cut to it.'),
     cfg.IntOpt('inspect_wait_timeout', default=1800, min=0,
                help='Seconds a node may stay in "inspect wait". '
                     '0 disables.'),

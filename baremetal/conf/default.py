@@ -4,16 +4,17 @@ import socket
 
 from oslo_config import cfg
 
-INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'inspect',
-                   'management', 'network', 'power', 'raid', 'rescue',
-                   'storage', 'vendor')
+INTERFACE_TYPES = ('bios', 'boot', 'console', 'deploy', 'firmware',
+                   'inspect', 'management', 'network', 'power', 'raid',
+                   'rescue', 'storage', 'vendor')
 
 _ENABLED_DEFAULTS = {
     'bios': ['no-bios', 'fake', 'redfish'],
     'boot': ['fake', 'ipxe', 'redfish-virtual-media'],
     'console': ['no-console', 'fake'],
     'deploy': ['fake', 'direct', 'ramdisk'],
-    'inspect': ['no-inspect', 'fake', 'redfish'],
+    'firmware': ['no-firmware', 'fake'],
+    'inspect': ['no-inspect', 'fake', 'redfish', 'agent'],
     'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],
     'power': ['fake', 'ipmi', 'ipmitool', 'redfish'],
@@ -79,6 +80,17 @@ opts = [
                                       'ldlinux.c32',
                help='ldlinux.c32 that isolinux needs beside it (Debian '
                     'package syslinux-common).'),
+    cfg.IntOpt('webserver_connection_timeout', default=60, min=1,
+               help='Seconds the conductor waits for a web server it '
+                    'fetches an image from (deploy_kernel, '
+                    'deploy_ramdisk) to accept the connection, and then '
+                    'for each piece of data: a server silent that long '
+                    'fails the download.'),
+    cfg.IntOpt('image_download_timeout', default=1800, min=1,
+               help='Seconds one image download by the conductor may take '
+                    'in all, however steadily data arrives: a server '
+                    'trickling bytes fails the step after this long. '
+                    'Raise it for large images over slow links.'),
     cfg.IntOpt('rpc_response_timeout_api', default=60, min=1,
                help='Seconds the API waits for a conductor to answer an '
                     'RPC call before answering 503.'),

@@ -9,8 +9,9 @@ opts = [
                     'kernel_append_params overrides them per node).'),
     cfg.IntOpt('connection_attempts', default=5, min=1,
                help='How many times a Redfish request is tried when the '
-                    'BMC cannot be reached or answers with a server '
-                    'error.'),
+                    'BMC cannot be reached (in all, connecting included); '
+                    'a request the BMC answers with a server error (5xx) '
+                    'is retried as many times.'),
     cfg.IntOpt('connection_retry_interval', default=2, min=0,
                help='Seconds between two such attempts.'),
     cfg.IntOpt('connection_timeout', default=60, min=1,

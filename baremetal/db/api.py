@@ -212,18 +212,58 @@ def _connection(autocommit: bool = False
     kept = (_open_auto if autocommit and _open_auto is not None
             else _open)
     if kept is None:
-        with engine().connect() as conn:
+        with _unreachable(connecting=True):
+            conn = engine().connect()
+        with conn, _unreachable():
             yield conn
         return
-    conn = kept.take()
+    with _unreachable(connecting=True):
+        conn = kept.take()
     try:
-        yield conn
+        with _unreachable():
+            yield conn
     finally:
         try:
             if conn.in_transaction():
                 conn.rollback()
+        except Exception:
+            # a connection the server dropped cannot roll back; it is
+            # invalidated and closed by give()
+            LOG.debug('rollback failed', exc_info=True)
+            _close_quietly(conn)
         finally:
             kept.give(conn)
+
+
+def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
+    if connecting and isinstance(e, (sa.exc.OperationalError,
+                                     db_exc.DBError)):
+        return True     # no connection could be made
+    if isinstance(e, db_exc.DBConnectionError):
+        return True
+    if isinstance(e, sa.exc.DBAPIError) and e.connection_invalidated:
+        return True
+    inner = getattr(e, 'inner_exception', None)
+    return isinstance(inner, sa.exc.DBAPIError) and \
+        inner.connection_invalidated
+
+
+@contextlib.contextmanager
+def _unreachable(connecting: bool = False) -> Iterator[None]:
+    """A lost database connection (the server restarting, the network),
+    or none to be had -> DatabaseUnavailable; the connections kept open
+    are dropped, as they were most likely lost too."""
+    try:
+        yield
+    except Exception as e:
+        if not _is_disconnect(e, connecting):
+            raise
+        close_connections()
+        reason = str(getattr(e, 'inner_exception', None) or e)
+        reason = reason.strip().splitlines()[0] if reason.strip() \
+            else type(e).__name__
+        LOG.warning('The database cannot be reached: %s', reason)
+        raise exception.DatabaseUnavailable(reason=reason[:200]) from None
 
 
 @contextlib.contextmanager
@@ -592,7 +632,8 @@ def _destroy_stmts() -> list:
 
 def _node_children() -> tuple:
     return (PORTS, PORTGROUPS, TRAITS, BIOS, T['volume_connectors'],
-            T['volume_targets'])
+            T['volume_targets'], T['node_history'], T['node_inventory'],
+            T['firmware_information'])
 
 
 def _destroy_one(only_unreserved: bool):
@@ -832,6 +873,11 @@ def nodes_in_states(provision_states: Iterable[str],
                 *extra)).mappings()]
 
 
+# what a BIOS registry says of a setting (API 1.74)
+BIOS_REGISTRY_FIELDS = ('attribute_type', 'allowable_values', 'lower_bound',
+                        'max_length', 'min_length', 'read_only',
+                        'reset_required', 'unique', 'upper_bound')
+
 _BIOS_OF_ONE = sa.select(BIOS).where(
     BIOS.c.node_id == sa.bindparam('node_id')).order_by(BIOS.c.name)
 
@@ -849,7 +895,8 @@ def replace_bios_settings(node_id: int, settings: list[dict]) -> None:
         conn.execute(BIOS.delete().where(BIOS.c.node_id == node_id))
         if settings:
             conn.execute(BIOS.insert(), [
-                {'node_id': node_id, 'name': s['name'],
-                 'value': None if s.get('value') is None
-                 else str(s['value']), 'created_at': now}
+                dict({k: s.get(k) for k in BIOS_REGISTRY_FIELDS},
+                     node_id=node_id, name=s['name'],
+                     value=None if s.get('value') is None
+                     else str(s['value']), created_at=now)
                 for s in settings])

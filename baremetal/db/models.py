@@ -117,6 +117,8 @@ class Node(Base):
         sa.Index('nodes_driver_idx', 'driver'),
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
+        sa.Index('nodes_shard_idx', 'shard'),
+        sa.Index('nodes_parent_node_idx', 'parent_node'),
         sa.Index('nodes_resource_class_idx', 'resource_class'),
         sa.Index('nodes_owner_idx', 'owner'),
         sa.Index('nodes_lessee_idx', 'lessee'),
@@ -133,6 +135,7 @@ class Node(Base):
     chassis_id = sa.Column(sa.Integer, sa.ForeignKey('chassis.id'))
     driver = sa.Column(sa.String(255), nullable=False)
     bios_interface = sa.Column(sa.String(255))
+    firmware_interface = sa.Column(sa.String(255))
     boot_interface = sa.Column(sa.String(255))
     console_interface = sa.Column(sa.String(255))
     deploy_interface = sa.Column(sa.String(255))
@@ -179,6 +182,105 @@ class Node(Base):
     allocation_id = sa.Column(sa.Integer)
     retired = sa.Column(sa.Boolean, default=False, server_default=sa.false())
     retired_reason = sa.Column(sa.Text)
+    network_data = sa.Column(JSONText)
+    boot_mode = sa.Column(sa.String(16))
+    secure_boot = sa.Column(sa.Boolean)
+    shard = sa.Column(sa.String(255))
+    parent_node = sa.Column(sa.String(36))
+    service_step = sa.Column(JSONText)
+    disable_power_off = sa.Column(sa.Boolean, default=False,
+                                  server_default=sa.false())
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class NodeHistory(Base):
+    """Events of a node an operator should see (API 1.78)."""
+    __tablename__ = 'node_history'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_history0uuid'),
+        sa.Index('history_node_id_idx', 'node_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        nullable=False)
+    conductor = sa.Column(sa.String(255))
+    event_type = sa.Column(sa.String(255))
+    severity = sa.Column(sa.String(255))
+    event = sa.Column(sa.Text)
+    user = sa.Column(sa.String(255))
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class NodeInventory(Base):
+    """What inspection found on a node (API 1.81)."""
+    __tablename__ = 'node_inventory'
+    __table_args__ = (
+        sa.UniqueConstraint('node_id', name='uniq_inventory0node_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        nullable=False)
+    inventory_data = sa.Column(JSONText)
+    plugin_data = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class FirmwareComponent(Base):
+    """A firmware component of a node and its versions (API 1.86)."""
+    __tablename__ = 'firmware_information'
+    __table_args__ = (
+        sa.UniqueConstraint('node_id', 'component',
+                            name='uniq_firmware0node_id0component'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        nullable=False)
+    component = sa.Column(sa.String(255), nullable=False)
+    initial_version = sa.Column(sa.String(255), nullable=False)
+    current_version = sa.Column(sa.String(255))
+    last_version_flashed = sa.Column(sa.String(255))
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class Runbook(Base):
+    """A named list of steps for manual cleaning and servicing (API
+    1.92)."""
+    __tablename__ = 'runbooks'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_runbooks0uuid'),
+        sa.UniqueConstraint('name', name='uniq_runbooks0name'),
+        sa.Index('runbooks_owner_idx', 'owner'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    public = sa.Column(sa.Boolean, nullable=False, default=False,
+                       server_default=sa.false())
+    owner = sa.Column(sa.String(255))
+    disable_ramdisk = sa.Column(sa.Boolean, nullable=False, default=False,
+                                server_default=sa.false())
+    extra = sa.Column(JSONText)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class RunbookStep(Base):
+    __tablename__ = 'runbook_steps'
+    __table_args__ = (
+        sa.Index('runbook_steps_runbook_id_idx', 'runbook_id'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    runbook_id = sa.Column(sa.Integer, sa.ForeignKey('runbooks.id'),
+                           nullable=False)
+    interface = sa.Column(sa.String(255), nullable=False)
+    step = sa.Column(sa.String(255), nullable=False)
+    args = sa.Column(JSONText, nullable=False)
+    order = sa.Column(sa.Integer, nullable=False)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -222,6 +324,7 @@ class Port(Base):
         sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
         sa.Index('ports_node_id_idx', 'node_id'),
         sa.Index('ports_portgroup_id_idx', 'portgroup_id'),
+        sa.UniqueConstraint('name', name='uniq_ports0name'),
     )
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
@@ -234,6 +337,7 @@ class Port(Base):
     internal_info = sa.Column(JSONText)
     physical_network = sa.Column(sa.String(64))
     is_smartnic = sa.Column(sa.Boolean, default=False)
+    name = sa.Column(sa.String(255))
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -280,6 +384,16 @@ class BIOSSetting(Base):
                         primary_key=True, nullable=False)
     name = sa.Column(sa.String(255), primary_key=True, nullable=False)
     value = sa.Column(sa.Text)
+    # the BIOS registry's description of the setting (API 1.74)
+    attribute_type = sa.Column(sa.String(255))
+    allowable_values = sa.Column(JSONText)
+    lower_bound = sa.Column(sa.Integer)
+    max_length = sa.Column(sa.Integer)
+    min_length = sa.Column(sa.Integer)
+    read_only = sa.Column(sa.Boolean)
+    reset_required = sa.Column(sa.Boolean)
+    unique = sa.Column(sa.Boolean)
+    upper_bound = sa.Column(sa.Integer)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 

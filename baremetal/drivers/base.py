@@ -13,13 +13,14 @@ from typing import Any
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.db import api as db
 
-STEP_KINDS = ('clean', 'deploy')
+STEP_KINDS = ('clean', 'deploy', 'service')
 
 # Tie-break between interfaces when two steps share a priority: earlier
 # in this list runs first.  Documented in the driver guide.
-INTERFACE_ORDER = ('power', 'management', 'deploy', 'bios', 'raid',
-                   'boot', 'console', 'inspect', 'network', 'rescue',
+INTERFACE_ORDER = ('power', 'management', 'deploy', 'bios', 'firmware',
+                   'raid', 'boot', 'console', 'inspect', 'network', 'rescue',
                    'storage', 'vendor')
 
 
@@ -102,6 +103,18 @@ def deploy_step(priority: int, argsinfo: dict | None = None,
     return _decorator('deploy', priority, False, argsinfo, requires_ramdisk)
 
 
+def service_step(priority: int = 0, abortable: bool = False,
+                 argsinfo: dict | None = None,
+                 requires_ramdisk: bool = False):
+    """Mark an interface method as a service step (API 1.87): run on an
+    active node when an operator asks for it with the ``service`` verb.
+
+    Returns None when finished or ``states.SERVICEWAIT`` to wait.
+    """
+    return _decorator('service', priority, abortable, argsinfo,
+                      requires_ramdisk)
+
+
 def _collect_steps(cls) -> dict[str, dict[str, Step]]:
     found: dict[str, dict[str, Step]] = {k: {} for k in STEP_KINDS}
     for name, member in inspect.getmembers(cls, inspect.isfunction):
@@ -174,6 +187,10 @@ class BaseInterface(metaclass=abc.ABCMeta):
         """Deploy steps of this interface, priorities resolved."""
         return self._steps('deploy')
 
+    def get_service_steps(self, task) -> list[dict[str, Any]]:
+        """Service steps of this interface (API 1.87)."""
+        return self._steps('service')
+
     def _execute(self, kind: str, task, step: dict) -> str | None:
         name = step['step']
         if name not in self._declared_steps[kind]:
@@ -189,6 +206,10 @@ class BaseInterface(metaclass=abc.ABCMeta):
     def execute_deploy_step(self, task, step: dict) -> str | None:
         """Run a deploy step; None when done, DEPLOYWAIT when async."""
         return self._execute('deploy', task, step)
+
+    def execute_service_step(self, task, step: dict) -> str | None:
+        """Run a service step; None when done, SERVICEWAIT when async."""
+        return self._execute('service', task, step)
 
     def poll_step(self, task, step: dict) -> bool:
         """Called periodically while the node waits on ``step`` of this
@@ -245,6 +266,55 @@ class ManagementInterface(BaseInterface):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='inject_nmi')
 
+    def get_virtual_media(self, task) -> list[dict]:
+        """``[{'media_types': [...], 'inserted': bool, 'image': str}]``
+        (API 1.93)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
+    def attach_virtual_media(self, task, device_type: str,
+                             image_url: str) -> None:
+        """Insert ``image_url`` into a ``device_type`` device (API
+        1.89)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
+    def detach_virtual_media(self, task, device_types=None) -> None:
+        """Eject the media of those device types (all when None)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
+    def get_supported_indicators(self, task) -> dict:
+        """``{component: {name: {'readonly': bool, 'states': [...]}}}``
+        (API 1.63)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='indicators')
+
+    def get_indicator_state(self, task, component: str,
+                            indicator: str) -> str:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='indicators')
+
+    def set_indicator_state(self, task, component: str, indicator: str,
+                            state: str) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='indicators')
+
+    def get_boot_mode(self, task) -> str | None:
+        """'uefi' or 'bios' (API 1.75); None when unknown."""
+        return None
+
+    def set_boot_mode(self, task, mode: str) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='set_boot_mode')
+
+    def get_secure_boot_state(self, task) -> bool | None:
+        return None
+
+    def set_secure_boot_state(self, task, state: bool) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='set_secure_boot_state')
+
 
 class DeployInterface(BaseInterface):
     interface_type = 'deploy'
@@ -272,6 +342,16 @@ class DeployInterface(BaseInterface):
 
     def tear_down_cleaning(self, task) -> None:
         """Tear down what prepare_cleaning set up."""
+
+    def prepare_service(self, task) -> str | None:
+        """Prepare an active node for in-band service steps; may return
+        SERVICEWAIT (a ramdisk boots).  Called only when a step needs
+        it."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='in-band service steps')
+
+    def tear_down_service(self, task) -> None:
+        """Undo prepare_service: the instance runs again."""
 
     def heartbeat(self, task, callback_url: str | None,
                   agent_version: str | None) -> None:
@@ -338,13 +418,27 @@ class RAIDInterface(BaseInterface):
 
     def get_logical_disk_properties(self) -> dict:
         return {
-            'size_gb': 'Size in GiB (integer or "MAX"). Required.',
-            'raid_level': 'RAID level: 0, 1, 2, 5, 6, 1+0, 5+0, 6+0. '
-                          'Required.',
-            'is_root_volume': 'Whether this is the root volume. Optional.',
-            'volume_name': 'Name of the volume. Optional.',
-            'controller': 'Controller to use. Optional.',
-            'physical_disks': 'Physical disks to use. Optional.',
+            'size_gb': 'Size in GiB (integer, or "MAX" for the space '
+                       'left). Required.',
+            'raid_level': 'RAID level: JBOD, 0, 1, 2, 5, 6, 1+0, 5+0 or '
+                          '6+0. Required.',
+            'is_root_volume': 'Whether the node boots from this volume '
+                              '(default false). Optional.',
+            'volume_name': 'Name of the volume (generated when absent). '
+                           'Optional.',
+            'share_physical_disks': 'Whether other logical disks may use '
+                                    'the same physical disks (default '
+                                    'false). Optional.',
+            'disk_type': 'Preferred disk type: hdd or ssd. Optional.',
+            'interface_type': 'Disk interface: sata, scsi or sas. '
+                              'Optional.',
+            'number_of_physical_disks': 'How many physical disks to use '
+                                        '(default: the fewest the level '
+                                        'needs). Optional.',
+            'controller': 'RAID controller to use (the driver picks one '
+                          'when absent). Optional.',
+            'physical_disks': 'Physical disks to use (the driver picks '
+                              'them when absent). Optional.',
         }
 
 
@@ -354,6 +448,17 @@ class BIOSInterface(BaseInterface):
     def cache_bios_settings(self, task) -> list[dict] | None:
         """Read the BIOS settings; return ``[{'name':, 'value':}, ...]``
         for the conductor to store, or None if unsupported."""
+        return None
+
+
+class FirmwareInterface(BaseInterface):
+    """Firmware components and their updates (API 1.86).  Updates are
+    clean or service steps named ``update``."""
+    interface_type = 'firmware'
+
+    def cache_firmware_components(self, task) -> list[dict] | None:
+        """``[{'component': str, 'current_version': str}, ...]`` as the
+        hardware reports them now, or None if it cannot tell."""
         return None
 
 
@@ -378,12 +483,32 @@ class NetworkInterface(BaseInterface):
                 task.node.driver_internal_info.get('vifs', [])]
 
     def vif_attach(self, task, vif_info: dict) -> None:
+        """Record the VIF; with port_uuid or portgroup_uuid (API 1.67)
+        on that port of this node (its internal_info's
+        tenant_vif_port_id)."""
+        for key, table in (('port_uuid', 'ports'),
+                           ('portgroup_uuid', 'portgroups')):
+            if vif_info.get(key):
+                self._bind(task, table, vif_info[key], vif_info['id'])
         info = task.node.driver_internal_info
         vifs = list(info.get('vifs', []))
         if vif_info['id'] not in vifs:
             vifs.append(vif_info['id'])
         info['vifs'] = vifs
         task.node.driver_internal_info = info
+
+    @staticmethod
+    def _bind(task, table_name: str, uuid: str, vif: str | None) -> None:
+        t = db.T[table_name]
+        rows = db.query(t, (t.c.uuid == uuid,),
+                        ('id', 'node_id', 'internal_info'))
+        if not rows or rows[0]['node_id'] != task.node.id:
+            raise exception.InvalidParameterValue(
+                err='%s %s is not a %s of node %s'
+                % (table_name[:-1], uuid, table_name[:-1], task.node.uuid))
+        internal = dict(rows[0]['internal_info'] or {})
+        internal['tenant_vif_port_id'] = vif
+        db.update(t, rows[0]['id'], {'internal_info': internal})
 
     def vif_detach(self, task, vif_id: str) -> None:
         info = task.node.driver_internal_info
@@ -393,6 +518,15 @@ class NetworkInterface(BaseInterface):
         vifs.remove(vif_id)
         info['vifs'] = vifs
         task.node.driver_internal_info = info
+        for name in ('ports', 'portgroups'):
+            t = db.T[name]
+            for r in db.query(t, (t.c.node_id == task.node.id,),
+                              ('id', 'internal_info')):
+                internal = r['internal_info'] or {}
+                if internal.get('tenant_vif_port_id') == vif_id:
+                    internal = dict(internal)
+                    internal.pop('tenant_vif_port_id')
+                    db.update(t, r['id'], {'internal_info': internal})
 
 
 class StorageInterface(BaseInterface):
@@ -422,6 +556,7 @@ class VendorInterface(BaseInterface):
 INTERFACE_CLASSES = {
     'bios': BIOSInterface, 'boot': BootInterface,
     'console': ConsoleInterface, 'deploy': DeployInterface,
+    'firmware': FirmwareInterface,
     'inspect': InspectInterface, 'management': ManagementInterface,
     'network': NetworkInterface, 'power': PowerInterface,
     'raid': RAIDInterface, 'rescue': RescueInterface,

@@ -19,6 +19,10 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         return ['fake', 'no-bios']
 
     @property
+    def supported_firmware_interfaces(self):
+        return ['fake', 'no-firmware']
+
+    @property
     def supported_boot_interfaces(self):
         return ['fake', 'ipxe']
 
@@ -33,7 +37,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_inspect_interfaces(self):
-        return ['fake', 'no-inspect']
+        return ['fake', 'no-inspect', 'agent']
 
     @property
     def supported_network_interfaces(self):

@@ -24,6 +24,10 @@ class AbstractHardwareType(metaclass=abc.ABCMeta):
         return ['no-bios']
 
     @property
+    def supported_firmware_interfaces(self) -> list[str]:
+        return ['no-firmware']
+
+    @property
     def supported_boot_interfaces(self) -> list[str]:
         return ['fake']
 

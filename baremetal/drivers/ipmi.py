@@ -16,7 +16,7 @@ class IPMIHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_inspect_interfaces(self):
-        return ['no-inspect']
+        return ['no-inspect', 'agent']
 
     @property
     def supported_boot_interfaces(self):

@@ -20,7 +20,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_inspect_interfaces(self):
-        return ['redfish', 'no-inspect']
+        return ['redfish', 'no-inspect', 'agent']
 
     @property
     def supported_boot_interfaces(self):

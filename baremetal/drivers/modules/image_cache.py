@@ -4,9 +4,15 @@ boot ISOs): fetched once into ``$state_path/images`` and reused.
 A source is an http(s) URL, a ``file://`` URL or an absolute path.  An
 http(s) image is fetched again only when the server says it changed
 (ETag / Last-Modified); a local file when its size or time changed.  An
-optional checksum (``sha256:<hex>``, ``sha512:<hex>``) is verified on
-every fetch, and a mismatch is an ``ImageChecksumError`` naming both
-values.
+optional checksum (``sha256:<hex>``, ``sha512:<hex>``, or the bare hex
+digest of either) is verified on every fetch, and a mismatch is an
+``ImageChecksumError`` naming both values; a download that does not
+match is never kept.
+
+A web server that is silent for ``[DEFAULT]webserver_connection_timeout``
+seconds (before answering, or in the middle of the body), or a download
+that lasts longer than ``[DEFAULT]image_download_timeout`` in all, fails
+with an ``ImageDownloadFailed`` naming the URL and the option.
 """
 
 import hashlib
@@ -14,9 +20,11 @@ import json
 import os
 import tempfile
 import threading
+import time
 import urllib.parse
 
 import requests
+import urllib3
 
 from baremetal.common import exception
 
@@ -63,21 +71,33 @@ def check_source(source) -> None:
             'Image file %s does not exist on conductor host' % path)
 
 
-def _parse_checksum(checksum: str | None) -> tuple[str, str] | None:
+_HEX_LENGTHS = {64: 'sha256', 128: 'sha512'}
+
+
+def parse_checksum(checksum) -> tuple[str, str] | None:
+    """``sha256:<hex>``, ``sha512:<hex>`` or a bare digest of either ->
+    (algorithm, lower-case hex); None for no checksum."""
     if not checksum:
         return None
-    algo, _, value = checksum.partition(':')
-    if algo not in ALGORITHMS or not value:
+    if not isinstance(checksum, str):
+        raise exception.InvalidParameterValue(
+            'Checksum %r must be a string' % (checksum,))
+    algo, sep, value = checksum.strip().partition(':')
+    if not sep:
+        algo, value = _HEX_LENGTHS.get(len(algo), ''), algo
+    if algo not in ALGORITHMS or not value or any(
+            c not in '0123456789abcdefABCDEF' for c in value):
         raise exception.InvalidParameterValue(
             'Checksum %r must be <algorithm>:<hex digest> with algorithm '
-            'one of %s' % (checksum, ', '.join(ALGORITHMS)))
+            'one of %s, or the bare hex digest' % (checksum,
+                                                   ', '.join(ALGORITHMS)))
     return algo, value.lower()
 
 
 def fetch(conf, source: str, checksum: str | None = None) -> str:
     """A local path holding the image at ``source``, fetched if needed.
     Concurrent fetches of one source wait for each other."""
-    expected = _parse_checksum(checksum)
+    expected = parse_checksum(checksum)
     path = local_path(source)
     if path is not None:
         check_source(source)
@@ -96,37 +116,76 @@ def fetch(conf, source: str, checksum: str | None = None) -> str:
                 headers['If-Modified-Since'] = meta['last_modified']
         try:
             resp = requests.get(source, stream=True, headers=headers,
-                                timeout=conf.agent.command_timeout)
+                                timeout=conf.webserver_connection_timeout)
         except requests.RequestException as e:
-            raise exception.ImageDownloadFailed(url=source,
-                                                reason=str(e)) from None
+            raise exception.ImageDownloadFailed(
+                url=source, reason=_reason(conf, e)) from None
         with resp:
             if resp.status_code == 304:
-                pass
+                if expected:
+                    _verify(source, target, expected)
             elif resp.status_code != 200:
                 raise exception.ImageDownloadFailed(
                     url=source, reason='HTTP %d' % resp.status_code)
             else:
-                _download(resp, source, target)
+                _download(conf, resp, source, target, expected)
                 _write_meta(target, {
                     'source': source, 'etag': resp.headers.get('ETag'),
                     'last_modified': resp.headers.get('Last-Modified')})
-        if expected:
-            _verify(source, target, expected)
     return target
 
 
-def _download(resp, source: str, target: str) -> None:
+def _reason(conf, e: Exception) -> str:
+    if isinstance(e, (requests.Timeout, urllib3.exceptions.TimeoutError,
+                      TimeoutError)):
+        return ('the server sent nothing for %d seconds ([DEFAULT]'
+                'webserver_connection_timeout)'
+                % conf.webserver_connection_timeout)
+    text = str(e) or type(e).__name__
+    text = text if len(text) < 300 else text[:297] + '...'
+    if isinstance(e, (urllib3.exceptions.ProtocolError,
+                      requests.exceptions.ChunkedEncodingError)):
+        return ('the connection broke before the whole image arrived (%s)'
+                % text)
+    return text
+
+
+def _download(conf, resp, source: str, target: str,
+              expected: tuple[str, str] | None) -> None:
+    """The body into ``target`` (atomically), checked against
+    ``expected`` before it replaces anything."""
+    limit = conf.image_download_timeout
+    deadline = time.monotonic() + limit
+    hasher = hashlib.new(expected[0]) if expected else None
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target))
+    size = 0
     try:
         with os.fdopen(fd, 'wb') as f:
-            for chunk in resp.iter_content(_CHUNK):
+            # read1: at most one read of the socket, so that a server
+            # trickling bytes cannot keep one call going past the deadline
+            while chunk := resp.raw.read1(_CHUNK, decode_content=True):
                 f.write(chunk)
+                size += len(chunk)
+                if hasher is not None:
+                    hasher.update(chunk)
+                if time.monotonic() > deadline:
+                    raise exception.ImageDownloadFailed(
+                        url=source, reason='not complete after %d seconds '
+                        '([DEFAULT]image_download_timeout; %d bytes '
+                        'arrived)' % (limit, size))
+        if hasher is not None and hasher.hexdigest() != expected[1]:
+            raise exception.ImageChecksumError(
+                url=source, algo=expected[0], expected=expected[1],
+                actual=hasher.hexdigest())
         os.replace(tmp, target)
-    except (OSError, requests.RequestException) as e:
+    except (OSError, requests.RequestException,
+            urllib3.exceptions.HTTPError) as e:
         os.unlink(tmp)
-        raise exception.ImageDownloadFailed(url=source,
-                                            reason=str(e)) from None
+        raise exception.ImageDownloadFailed(
+            url=source, reason=_reason(conf, e)) from None
+    except exception.ImageDownloadFailed:
+        os.unlink(tmp)
+        raise
 
 
 def digest(path: str, algo: str = 'sha256') -> str:

@@ -82,7 +82,8 @@ class IPXEBoot(base.BootInterface):
         for src, name in ((kernel, 'kernel'), (ramdisk, 'initrd')):
             http_files.publish(conf, src, 'ipxe/%s/%s' % (node.uuid, name))
         params = ramdisk_boot.kernel_params(task, 'pxe',
-                                            conf.pxe.kernel_append_params)
+                                            conf.pxe.kernel_append_params,
+                                            ramdisk_params)
         timeout = conf.pxe.ipxe_timeout
         script = _NODE_IPXE % {
             'base': base_url, 'uuid': node.uuid,

@@ -31,6 +31,10 @@ class NoConsole(_Unsupported, base.ConsoleInterface):
     pass
 
 
+class NoFirmware(_Unsupported, base.FirmwareInterface):
+    pass
+
+
 class NoInspect(_Unsupported, base.InspectInterface):
     def inspect_hardware(self, task):
         raise exception.UnsupportedDriverExtension(

@@ -9,6 +9,11 @@ PROPERTIES = {
                      'path. Optional when [conductor]deploy_kernel is '
                      'set.',
     'deploy_ramdisk': 'Agent ramdisk initramfs, as deploy_kernel.',
+    'deploy_kernel_checksum': 'Checksum the fetched deploy_kernel must '
+                              'match: sha256:<hex>, sha512:<hex> or the '
+                              'bare hex digest. Optional.',
+    'deploy_ramdisk_checksum': 'Checksum of deploy_ramdisk, as '
+                               'deploy_kernel_checksum. Optional.',
     'kernel_append_params': 'Kernel parameters for the ramdisk. Optional, '
                             'default that of the boot interface\'s group '
                             '([redfish] or [pxe]).',
@@ -48,18 +53,50 @@ def images(task, instance: bool = False) -> tuple[str, str]:
             % (node.uuid, ' and '.join(missing), where))
     image_cache.check_source(kernel)
     image_cache.check_source(ramdisk)
+    checksums(task, instance)
     return kernel, ramdisk
 
 
+def checksums(task, instance: bool = False
+              ) -> tuple[str | None, str | None]:
+    """The checksums the kernel and ramdisk must match, if given
+    (driver_info deploy_kernel_checksum / deploy_ramdisk_checksum, or
+    instance_info kernel_checksum / ramdisk_checksum); each checked for
+    its form."""
+    if instance:
+        src = task.node.instance_info or {}
+        names = ('kernel_checksum', 'ramdisk_checksum')
+    else:
+        src = task.node.driver_info or {}
+        names = ('deploy_kernel_checksum', 'deploy_ramdisk_checksum')
+    out = []
+    for name in names:
+        value = src.get(name)
+        try:
+            image_cache.parse_checksum(value)
+        except exception.InvalidParameterValue as e:
+            raise exception.InvalidParameterValue(
+                'Invalid %s of node %s: %s' % (name, task.node.uuid, e)
+            ) from None
+        out.append(value or None)
+    return out[0], out[1]
+
+
 def fetch(task, instance: bool = False) -> tuple[str, str]:
-    """Local paths of the kernel and ramdisk to boot."""
+    """Local paths of the kernel and ramdisk to boot, each checked
+    against its checksum when one is given."""
     conf = task.conductor.conf
     kernel, ramdisk = images(task, instance)
-    return (image_cache.fetch(conf, kernel),
-            image_cache.fetch(conf, ramdisk))
+    kernel_sum, ramdisk_sum = checksums(task, instance)
+    return (image_cache.fetch(conf, kernel, kernel_sum),
+            image_cache.fetch(conf, ramdisk, ramdisk_sum))
 
 
-def kernel_params(task, boot_method: str, default_append: str) -> str:
+def kernel_params(task, boot_method: str, default_append: str,
+                  ramdisk_params: dict | None = None) -> str:
+    """The ramdisk's kernel command line; ``ramdisk_params``'
+    ``kernel_params`` (what one boot needs, e.g. in-band inspection's
+    callback URL) go before the operator's own."""
     extra = (task.node.driver_info or {}).get('kernel_append_params',
                                               default_append)
     if not isinstance(extra, str) or any(c in extra for c in '\r\n'):
@@ -68,4 +105,5 @@ def kernel_params(task, boot_method: str, default_append: str) -> str:
             % task.node.uuid)
     return ' '.join(p for p in (
         'ipa-api-url=%s' % api_url(task.conductor.conf),
-        'boot_method=%s' % boot_method, extra) if p)
+        'boot_method=%s' % boot_method,
+        (ramdisk_params or {}).get('kernel_params', ''), extra) if p)

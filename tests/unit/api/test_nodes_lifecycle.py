@@ -1,3 +1,6 @@
+import json
+
+from baremetal.conductor import task_manager
 from tests import harness
 
 
@@ -27,3 +30,30 @@ def test_new_nodes_start_available_before_1_11(api):
                                   version='1.10')
     assert status == 201
     assert body['provision_state'] == 'available'
+
+
+def test_patch_is_refused_during_a_transition_as_in_ironic(api):
+    """409 while a state transition is in progress (clean wait here),
+    except in Ironic's UPDATE_ALLOWED_STATES (clean failed); removing
+    instance_uuid from a node in maintenance always works."""
+    n = api.create_node(driver_info={
+        'fake_async_steps': ['bios.factory_reset']})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'clean', clean_steps=[
+        {'interface': 'bios', 'step': 'factory_reset'}])
+    api.wait_for(n['uuid'], 'clean wait')
+    before = api.node(n['uuid'])
+    status, body, _ = api.request('PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'add', 'path': '/extra/k', 'value': 1}])
+    assert status == 409, body
+    assert 'state transition is in progress' in \
+        json.loads(body['error_message'])['faultstring']
+    assert api.node(n['uuid']) == before
+    # the BMC reports the step failed: clean failed allows updates again
+    with task_manager.acquire(api.conductor, n['uuid'], shared=False) as t:
+        t.resume_steps('the BMC reported a failure')
+    api.wait_for(n['uuid'], 'clean failed')
+    status, body, _ = api.request('PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'add', 'path': '/extra/k', 'value': 1}])
+    assert status == 200 and body['extra'] == {'k': 1}

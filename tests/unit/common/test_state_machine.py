@@ -20,19 +20,30 @@ EXPECTED = {
                     'abort': s.INSPECTFAIL},
     s.INSPECTFAIL: {'manage': s.MANAGEABLE, 'inspect': s.INSPECTING},
     s.CLEANING: {'done': s.AVAILABLE, 'manage': s.MANAGEABLE,
-                 'wait': s.CLEANWAIT, 'fail': s.CLEANFAIL},
+                 'wait': s.CLEANWAIT, 'fail': s.CLEANFAIL,
+                 'hold': s.CLEANHOLD},
     s.CLEANWAIT: {'resume': s.CLEANING, 'fail': s.CLEANFAIL,
-                  'abort': s.CLEANFAIL},
+                  'abort': s.CLEANFAIL, 'hold': s.CLEANHOLD},
+    s.CLEANHOLD: {'unhold': s.CLEANWAIT, 'abort': s.CLEANFAIL},
     s.CLEANFAIL: {'manage': s.MANAGEABLE},
     s.AVAILABLE: {'manage': s.MANAGEABLE, 'deploy': s.DEPLOYING},
     s.DEPLOYING: {'wait': s.DEPLOYWAIT, 'done': s.ACTIVE,
-                  'fail': s.DEPLOYFAIL},
+                  'fail': s.DEPLOYFAIL, 'hold': s.DEPLOYHOLD},
     s.DEPLOYWAIT: {'resume': s.DEPLOYING, 'fail': s.DEPLOYFAIL,
-                   'deleted': s.DELETING},
+                   'deleted': s.DELETING, 'hold': s.DEPLOYHOLD},
+    s.DEPLOYHOLD: {'unhold': s.DEPLOYWAIT, 'abort': s.DEPLOYFAIL},
     s.DEPLOYFAIL: {'rebuild': s.DEPLOYING, 'deploy': s.DEPLOYING,
                    'deleted': s.DELETING},
     s.ACTIVE: {'rebuild': s.DEPLOYING, 'deleted': s.DELETING,
-               'rescue': s.RESCUING},
+               'rescue': s.RESCUING, 'service': s.SERVICING},
+    s.SERVICING: {'done': s.ACTIVE, 'fail': s.SERVICEFAIL,
+                  'wait': s.SERVICEWAIT, 'hold': s.SERVICEHOLD},
+    s.SERVICEWAIT: {'resume': s.SERVICING, 'fail': s.SERVICEFAIL,
+                    'abort': s.SERVICEFAIL, 'hold': s.SERVICEHOLD},
+    s.SERVICEHOLD: {'unhold': s.SERVICEWAIT, 'service': s.SERVICING,
+                    'fail': s.SERVICEFAIL, 'abort': s.SERVICEFAIL},
+    s.SERVICEFAIL: {'service': s.SERVICING, 'rescue': s.RESCUING,
+                    'abort': s.ACTIVE},
     s.DELETING: {'clean': s.CLEANING, 'error': s.ERROR},
     s.ERROR: {'rebuild': s.DEPLOYING, 'deleted': s.DELETING},
     s.ADOPTING: {'done': s.ACTIVE, 'fail': s.ADOPTFAIL},
@@ -94,7 +105,9 @@ VERBS = s.VERBS
 # fake-hardware, and the extra arguments some verbs need.
 _ARGS = {'clean': {'clean_steps': [{'interface': 'deploy',
                                     'step': 'erase_devices'}]},
-         'rescue': {'rescue_password': 'pw'}}
+         'rescue': {'rescue_password': 'pw'},
+         'service': {'service_steps': [{'interface': 'bios',
+                                        'step': 'factory_reset'}]}}
 
 
 def _reach(api, state):
@@ -124,7 +137,7 @@ def test_api_accepts_exactly_the_verbs_the_machine_allows(api, state,
     allowed = VERBS[verb] in EXPECTED[state]
     status, body, _ = api.request(
         'PUT', '/v1/nodes/%s/states/provision' % u,
-        dict(target=verb, **_ARGS.get(verb, {})))
+        dict(target=verb, **_ARGS.get(verb, {})), version='1.95')
     if allowed:
         assert status == 202, body
     else:

@@ -135,13 +135,24 @@ def _add_template(name, steps):
                   dict(s, deploy_template_id=t['id']))
 
 
-def test_deploy_template_applied_through_a_trait(api):
+def test_deploy_template_applied_through_the_instance_traits(api):
+    """As Ironic: the templates named in instance_info['traits'] (what
+    Nova passes from the flavor) run; a trait on the node alone does
+    not."""
     _add_template('CUSTOM_HYPERTHREADING_ON', [
         {'interface': 'bios', 'step': 'apply_configuration', 'priority': 90,
          'args': {'settings': [{'name': 'HT', 'value': 'on'}]}}])
     n = api.make_available()
     api.request('PUT', '/v1/nodes/%s/traits' % n['uuid'],
                 {'traits': ['CUSTOM_HYPERTHREADING_ON']})
+    api.provision(n['uuid'], 'active')
+    node = api.wait_for(n['uuid'], 'active')
+    assert 'fake_bios' not in node['driver_internal_info']
+    api.provision(n['uuid'], 'deleted')
+    api.wait_for(n['uuid'], 'available')
+    api.request('PATCH', '/v1/nodes/%s' % n['uuid'], [
+        {'op': 'add', 'path': '/instance_info/traits',
+         'value': ['CUSTOM_HYPERTHREADING_ON']}])
     api.provision(n['uuid'], 'active')
     node = api.wait_for(n['uuid'], 'active')
     assert node['driver_internal_info']['fake_bios'] == {'HT': 'on'}
@@ -179,13 +190,12 @@ def test_user_deploy_steps_are_refused_below_1_69(api):
     assert api.node(n['uuid'])['provision_state'] == 'available'
 
 
-def test_template_steps_read_from_traits(api):
+def test_template_steps_read_from_the_instance_traits(api):
     _add_template('CUSTOM_X', [{'interface': 'raid',
                                 'step': 'delete_configuration',
                                 'priority': 50, 'args': {}}])
-    n = api.create_node()
-    db.set_node_traits(api.node(n['uuid'])['uuid'] and
-                       db.get_node(n['uuid'])['id'], ['CUSTOM_X'])
+    n = api.create_node(instance_info={'traits': ['CUSTOM_X', 'CUSTOM_Y']})
+    db.set_node_traits(db.get_node(n['uuid'])['id'], ['CUSTOM_Z'])
     with task_manager.acquire(api.conductor, n['uuid'],
                               shared=True) as task:
         assert deployments.template_steps(task) == [

@@ -104,3 +104,55 @@ def test_no_free_worker_is_503_and_the_node_is_untouched(api):
     finally:
         gate.set()
     assert started == pool.size
+
+
+def _flaky_release(monkeypatch, failures: int) -> list:
+    """db.release_node failing ``failures`` times as if the database had
+    gone away, then working; the calls it saw."""
+    real = db.release_node
+    calls = []
+
+    def release_node(*args, **kwargs):
+        calls.append(args)
+        if len(calls) <= failures:
+            raise exception.DatabaseUnavailable(reason='server restarting')
+        return real(*args, **kwargs)
+    monkeypatch.setattr(db, 'release_node', release_node)
+    return calls
+
+
+def _wait_unlocked(api, uuid):
+    for _ in range(200):
+        node = api.node(uuid)
+        if node['reservation'] is None:
+            return node
+        threading.Event().wait(0.05)
+    raise AssertionError('node %s is still locked' % uuid)
+
+
+def test_a_lock_the_database_could_not_take_back_is_released_later(
+        api, monkeypatch):
+    n = api.create_node()
+    calls = _flaky_release(monkeypatch, failures=2)
+    with pytest.raises(exception.DatabaseUnavailable):
+        with task_manager.acquire(api.conductor, n['uuid'],
+                                  shared=False) as task:
+            task.node.extra = {'kept': 'yes'}
+    node = _wait_unlocked(api, n['uuid'])
+    assert len(calls) == 3
+    # the node's changes went in with the release
+    assert node['extra'] == {'kept': 'yes'}
+
+
+def test_a_worker_that_loses_the_database_leaves_the_node_unlocked(
+        api, monkeypatch):
+    n = api.create_node()
+    _flaky_release(monkeypatch, failures=1)
+
+    def work(task):
+        raise exception.DatabaseUnavailable(reason='server restarting')
+    with task_manager.acquire(api.conductor, n['uuid'],
+                              shared=False) as task:
+        task.spawn_after(work)
+    node = _wait_unlocked(api, n['uuid'])
+    assert node['provision_state'] == 'enroll'

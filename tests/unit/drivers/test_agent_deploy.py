@@ -324,3 +324,121 @@ def test_a_class_without_an_entry_point_is_refused_naming_it():
         registry._entry_point_name('vendor-x', 'deploy', Unregistered)
     assert 'supported_deploy_interfaces' in str(e.value)
     assert 'Unregistered' in str(e.value)
+
+
+def _active_agent_node(api, agent, **fields):
+    uuid = _agent_node(api, **fields)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'wait call-back')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'active')
+    agent.received.clear()
+    return uuid
+
+
+def test_servicing_boots_the_agent_and_runs_its_step_in_band(api, agent):
+    """API 1.87 with an agent service step: the instance gives way to the
+    ramdisk, the agent reports its service steps at its first heartbeat,
+    the step runs as an agent command, the instance boots again."""
+    uuid = _active_agent_node(api, agent, driver_info={
+        'agent_burnin_cpu_timeout': 5, 'fake_password': 'S3cret'})
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid,
+        {'target': 'service', 'service_steps': [
+            {'interface': 'deploy', 'step': 'burnin_cpu'}]},
+        version='1.87')
+    assert status == 202, body
+    node = api.wait_for(uuid, 'service wait')
+    assert node['power_state'] == 'power on'
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None
+    assert agent.names() == ['service.get_service_steps',
+                             'service.execute_service_step:burnin_cpu']
+    params = agent.received[1]['params']
+    assert params['service_version'] == {'generic': '1.2'}
+    # the agent reads its options from driver_info; secrets stay masked
+    assert params['node']['driver_info'] == {
+        'agent_burnin_cpu_timeout': 5, 'fake_password': '******'}
+    info = node['driver_internal_info']
+    assert 'servicing_ramdisk' not in info and 'agent_url' not in info
+    assert node['power_state'] == 'power on'     # the instance again
+
+
+def test_a_service_step_the_agent_lacks_fails_after_boot(api, agent):
+    uuid = _active_agent_node(api, agent)
+    api.request('PUT', '/v1/nodes/%s/states/provision' % uuid,
+                {'target': 'service', 'service_steps': [
+                    {'interface': 'deploy', 'step': 'no_such_step'}]},
+                version='1.87')
+    api.wait_for(uuid, 'service wait')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'service failed')
+    assert 'no_such_step' in node['last_error']
+    # abort: the ramdisk goes, the instance boots, active again
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'abort'},
+        version='1.87')
+    assert status == 202, body
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None
+    assert 'servicing_ramdisk' not in node['driver_internal_info']
+
+
+def test_out_of_band_service_steps_boot_no_ramdisk(api, agent):
+    uuid = _active_agent_node(api, agent)
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid,
+        {'target': 'service', 'service_steps': [
+            {'interface': 'power', 'step': 'reboot'}]}, version='1.87')
+    assert status == 202, body
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None
+    assert agent.received == []
+
+
+def test_an_agent_slow_to_answer_a_poll_locks_nobody_out(api, agent):
+    """While the conductor waits on an agent to answer a status poll, the
+    node is not locked: the agent's heartbeat and an operator's request
+    go through (neither waits on the agent)."""
+    import threading
+
+    from baremetal.conductor import periodics
+    uuid = _agent_node(api)
+    agent.polls_until_done = 10 ** 6
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'clean wait')
+    while 'clean.execute_clean_step:erase_devices_metadata' not in \
+            agent.names():
+        threading.Event().wait(0.02)
+    agent.hang = True
+    poll = threading.Thread(target=periodics.poll_async_steps,
+                            args=(api.conductor,))
+    poll.start()
+    while not agent.hung:
+        threading.Event().wait(0.02)
+    node = api.node(uuid)
+    assert node['reservation'] is None
+    status, body, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': agent.url, 'agent_token': agent.token},
+        version='1.62')
+    assert status == 202, body
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/traits/CUSTOM_STILL_MINE' % uuid,
+        version='1.37')
+    assert status == 204, body
+    agent.unhang()      # the held request is dropped; the retry works
+    poll.join(30)
+    assert not poll.is_alive()
+    agent.polls_until_done = 0
+    api.wait_for(uuid, 'available')
+    status, body, _ = api.request('GET', '/v1/nodes/%s/traits' % uuid,
+                                  version='1.37')
+    assert body['traits'] == ['CUSTOM_STILL_MINE']

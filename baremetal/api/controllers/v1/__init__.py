@@ -3,7 +3,9 @@
 import importlib
 
 MODULES = ('nodes', 'node_states', 'node_actions', 'ports', 'drivers',
-           'conductors', 'chassis', 'agent')
+           'conductors', 'chassis', 'agent', 'indicators', 'node_history',
+           'node_inventory', 'shards', 'node_firmware', 'node_vmedia',
+           'runbooks')
 OPTIONAL = ('portgroups', 'volume', 'allocations', 'deploy_templates',
             'events')
 

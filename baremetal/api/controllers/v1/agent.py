@@ -12,12 +12,13 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
 from baremetal.common import exception
+from baremetal.common import inventory as ipa_inventory
 from baremetal.common import states
 from baremetal.db import api as db
 
 _LOOKUP_STATES = (states.DEPLOYWAIT, states.CLEANWAIT, states.RESCUEWAIT,
                   states.INSPECTWAIT, states.DEPLOYING, states.CLEANING,
-                  states.RESCUING)
+                  states.RESCUING, states.SERVICEWAIT)
 
 AGENT_STATUSES = ('start', 'end', 'error')
 
@@ -88,10 +89,7 @@ def _gate(req, body: dict, names: tuple, minor: int) -> None:
 @route('POST', '/v1/heartbeat/{node}', status=202,
        min_version=versions.LOOKUP_HEARTBEAT, public=True)
 def heartbeat(req, node):
-    body = req.json() or {}
-    if not isinstance(body, dict):
-        raise exception.InvalidParameterValue(
-            err='the body must be a JSON object')
+    body = req.json_object(optional=True)
     body = dict(body)
     for name in ('callback_url', 'agent_version'):
         if name not in body and name in req.params:
@@ -128,3 +126,32 @@ def heartbeat(req, node):
     row = db.get_node(node)
     state.RPC.node_call(req.context, row, 'heartbeat', **fields)
     return None
+
+
+@route('POST', '/v1/continue_inspection', status=202,
+       min_version=versions.CONTINUE_INSPECTION, public=True)
+def continue_inspection(req):
+    """The agent's inventory, posted by in-band inspection (1.84): the
+    node is found by its NICs' MAC addresses, or by ``node_uuid``."""
+    inventory, plugin_data = ipa_inventory.check_inventory(req.json())
+    macs = ipa_inventory.macs_of(inventory)
+    node_uuid = req.params.get('node_uuid')
+    if not macs and not node_uuid:
+        raise exception.InvalidParameterValue(
+            err='No lookup information provided: the inventory lists no '
+                'MAC address')
+    row = None
+    if node_uuid:
+        row = db.get_node(node_uuid)
+    else:
+        ports = db.query(db.PORTS, (db.PORTS.c.address.in_(macs),),
+                         columns=('node_id',))
+        ids = {p['node_id'] for p in ports}
+        if len(ids) == 1:
+            row = db.get_node(ids.pop())
+    if row is None or row['provision_state'] != states.INSPECTWAIT:
+        # one answer whether the node is unknown or not being inspected
+        raise exception.NodeNotFound(node=node_uuid or ','.join(macs))
+    state.RPC.node_call(req.context, row, 'continue_inspection',
+                        inventory=inventory, plugin_data=plugin_data)
+    return {'uuid': row['uuid']}

@@ -11,11 +11,11 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
 from baremetal.common import exception
+from baremetal.common import traits
 from baremetal.conductor import allocations as allocating
 from baremetal.db import api as db
 
 A = db.T['allocations']
-_TRAIT_RE = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 STATES = ('allocating', 'active', 'error')
 
@@ -33,7 +33,10 @@ RES = resource.Resource(
     fields=('uuid', 'name', 'node_uuid', 'state', 'last_error',
             'resource_class', 'traits', 'candidate_nodes', 'extra',
             'owner', 'created_at', 'updated_at'),
-    list_fields=('uuid', 'name', 'node_uuid', 'state', 'resource_class'),
+    # Ironic's allocation list shows every field
+    list_fields=('uuid', 'name', 'node_uuid', 'state', 'last_error',
+                 'resource_class', 'traits', 'candidate_nodes', 'extra',
+                 'owner', 'created_at', 'updated_at'),
     field_versions=versions.ALLOCATION_FIELDS,
     not_found=exception.AllocationNotFound, not_found_key='allocation',
     readonly=frozenset(('uuid', 'node_uuid', 'state', 'last_error',
@@ -92,12 +95,14 @@ def _check_create(req, body: dict) -> dict:
         raise exception.InvalidParameterValue(
             err='resource_class must be a string of at most 80 characters')
     values['resource_class'] = rc
-    traits = body.get('traits') or []
-    if not isinstance(traits, list) or not all(
-            isinstance(t, str) and _TRAIT_RE.match(t) for t in traits):
+    wanted = body.get('traits') or []
+    if not isinstance(wanted, list):
         raise exception.InvalidParameterValue(
-            err='traits must be a list of valid trait names')
-    values['traits'] = sorted(set(traits))
+            err='traits must be a list of trait names')
+    for t in wanted:
+        if not traits.is_valid(t):
+            raise exception.InvalidParameterValue(err=traits.describe(t))
+    values['traits'] = sorted(set(wanted))
     cands = body.get('candidate_nodes') or []
     if not isinstance(cands, list):
         raise exception.InvalidParameterValue(

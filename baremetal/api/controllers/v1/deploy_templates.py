@@ -1,35 +1,18 @@
 """/v1/deploy_templates (1.55): named step lists matched by node traits."""
 
-import re
 
 from baremetal.api import policy
 from baremetal.api import resource
+from baremetal.api import step_lists
 from baremetal.api import versions
 from baremetal.api.routing import route
 from baremetal.common import exception
-from baremetal.conductor import steps as steps_mod
 from baremetal.db import api as db
 
 DT = db.T['deploy_templates']
 DTS = db.T['deploy_template_steps']
-_TRAIT_RE = re.compile(r'^CUSTOM_[A-Z0-9_]+$')
-
-
-def _steps_of(ids: list[int]) -> dict[int, list[dict]]:
-    out: dict[int, list[dict]] = {}
-    if not ids:
-        return out
-    for r in db.query(DTS, (DTS.c.deploy_template_id.in_(ids),)):
-        out.setdefault(r['deploy_template_id'], []).append({
-            'interface': r['interface'], 'step': r['step'],
-            'args': r['args'] or {}, 'priority': r['priority']})
-    return out
-
-
-def _derive(rows):
-    steps = _steps_of([r['id'] for r in rows])
-    return lambda r: {'steps': steps.get(r['id'], []),
-                      'extra': r.get('extra') or {}}
+STEPS = step_lists.StepTable(DTS, DT, 'deploy_template_id', 'priority',
+                             'deploy template')
 
 
 RES = resource.Resource(
@@ -39,40 +22,7 @@ RES = resource.Resource(
     not_found=exception.DeployTemplateNotFound, not_found_key='template',
     sort_keys=frozenset(('id', 'uuid', 'name', 'created_at',
                          'updated_at')),
-    derive=_derive)
-
-
-def _check_name(name) -> None:
-    if not isinstance(name, str) or len(name) > 255 or \
-            not _TRAIT_RE.match(name):
-        raise exception.InvalidParameterValue(
-            err='Deploy template name must be a valid custom trait '
-                '(CUSTOM_ followed by A-Z, 0-9 or _), got %r' % (name,))
-
-
-def _check_steps(value) -> list[dict]:
-    if not isinstance(value, list) or not value:
-        raise exception.InvalidParameterValue(
-            err='"steps" must be a non-empty list')
-    steps = steps_mod.check_request_shape(value, 'deploy',
-                                          require_priority=True)
-    seen = set()
-    for s in steps:
-        key = (s['interface'], s['step'])
-        if key in seen:
-            raise exception.InvalidParameterValue(
-                err='Duplicate deploy step %s.%s in the template' % key)
-        seen.add(key)
-    return steps
-
-
-def _save_steps(template_id: int, steps: list[dict]) -> None:
-    with db.writer() as conn:
-        conn.execute(DTS.delete().where(
-            DTS.c.deploy_template_id == template_id))
-        conn.execute(DTS.insert(), [dict(s, deploy_template_id=template_id,
-                                         created_at=db.utcnow())
-                                    for s in steps])
+    derive=STEPS.derive)
 
 
 @route('GET', '/v1/deploy_templates', min_version=versions.DEPLOY_TEMPLATES)
@@ -92,8 +42,9 @@ def create_template(req):
     policy.authorize(req, 'baremetal:deploy_template:create')
     body = req.json_object()
     RES.check_body(req, body, {'uuid', 'name', 'steps', 'extra'})
-    _check_name(body.get('name'))
-    steps = _check_steps(body.get('steps'))
+    STEPS.check_name(body.get('name'))
+    steps = STEPS.check_steps(body.get('steps'), 'deploy',
+                              require_priority=True)
     if body.get('extra') is not None and not isinstance(body['extra'],
                                                         dict):
         raise exception.InvalidParameterValue(err='extra must be an object')
@@ -101,7 +52,7 @@ def create_template(req):
         raise exception.InvalidUUID(uuid=body['uuid'])
     row = db.create(DT, {'uuid': body.get('uuid'), 'name': body['name'],
                          'extra': body.get('extra') or {}})
-    _save_steps(row['id'], steps)
+    STEPS.save(row['id'], steps)
     return RES.created(req, row)
 
 
@@ -113,7 +64,7 @@ def patch_template(req, template):
     changes = RES.patched(req, row, mandatory=('name', 'steps'))
     values = {}
     if 'name' in changes:
-        _check_name(changes['name'])
+        STEPS.check_name(changes['name'])
         values['name'] = changes['name']
     if 'extra' in changes:
         if changes['extra'] is not None and \
@@ -121,11 +72,13 @@ def patch_template(req, template):
             raise exception.InvalidParameterValue(
                 err='extra must be an object')
         values['extra'] = changes['extra'] or {}
-    steps = _check_steps(changes['steps']) if 'steps' in changes else None
+    steps = STEPS.check_steps(changes['steps'], 'deploy',
+                              require_priority=True) \
+        if 'steps' in changes else None
     if values:
         db.update(DT, row['id'], values)
     if steps is not None:
-        _save_steps(row['id'], steps)
+        STEPS.save(row['id'], steps)
     row = RES.get_row(req, row['uuid'])
     return RES.render(req, [row], RES.visible(req.version))[0]
 
@@ -135,7 +88,4 @@ def patch_template(req, template):
 def delete_template(req, template):
     policy.authorize(req, 'baremetal:deploy_template:delete')
     row = RES.get_row(req, template)
-    with db.writer() as conn:
-        conn.execute(DTS.delete().where(
-            DTS.c.deploy_template_id == row['id']))
-        conn.execute(DT.delete().where(DT.c.id == row['id']))
+    STEPS.delete(row['id'])

@@ -19,17 +19,32 @@ def _view(req, name: str, detail: bool) -> dict:
         if detail:
             ifaces = hardware.hardware_types()[name]
             for it in hardware.INTERFACE_TYPES:
-                if it == 'storage' and not req.allows(
-                        versions.STORAGE_INTERFACE):
-                    continue
-                if it == 'rescue' and not req.allows(versions.RESCUE):
-                    continue
-                if it == 'bios' and not req.allows(versions.BIOS):
+                if not req.allows(versions.INTERFACE_VERSIONS.get(
+                        it, versions.MIN)):
                     continue
                 names, default = ifaces.get(it, ([], None))
                 out['default_%s_interface' % it] = default
                 out['enabled_%s_interfaces' % it] = list(names)
     return out
+
+
+def _select(req, views: list[dict]) -> list[dict]:
+    """?fields= (API 1.77): only the fields asked for."""
+    wanted = req.params.get('fields')
+    if wanted is None:
+        return views
+    if not req.allows(versions.DRIVER_FIELDS):
+        raise exception.NotAcceptable(
+            reason='fields on drivers needs API version 1.77 or later')
+    names = [f for f in wanted.split(',') if f]
+    known = set().union(*(v.keys() for v in views)) if views else set()
+    known |= {'name', 'hosts', 'type', 'links', 'properties'}
+    bad = [f for f in names if f not in known]
+    if bad:
+        raise exception.InvalidParameterValue(
+            err='Field(s) %s are not valid for drivers' % ', '.join(bad))
+    # links come whatever the fields, as in Ironic
+    return [{k: v[k] for k in names + ['links'] if k in v} for v in views]
 
 
 @route('GET', '/v1/drivers')
@@ -42,7 +57,11 @@ def list_drivers(req):
     detail = bool(collection.parse_bool('detail',
                                         req.params.get('detail')))
     names = [] if dtype == 'classic' else sorted(hardware.hardware_types())
-    return {'drivers': [_view(req, n, detail) for n in names]}
+    if detail and req.params.get('fields'):
+        raise exception.InvalidParameterValue(
+            err="Can't fetch a subset of fields with 'detail' set")
+    return {'drivers': _select(req, [_view(req, n, detail or bool(
+        req.params.get('fields'))) for n in names])}
 
 
 def _known(name: str) -> None:
@@ -54,7 +73,7 @@ def _known(name: str) -> None:
 def get_driver(req, name):
     policy.authorize(req, 'baremetal:driver:get')
     _known(name)
-    return _view(req, name, True)
+    return _select(req, [_view(req, name, True)])[0]
 
 
 @route('GET', '/v1/drivers/{name}/properties')

@@ -1,7 +1,6 @@
 """Per-node actions: validate, maintenance, management, VIFs, traits,
 BIOS, vendor passthru, clean steps."""
 
-import re
 
 from baremetal.api import collection
 from baremetal.api import policy
@@ -11,10 +10,10 @@ from baremetal.api.controllers.v1 import node_view
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
 from baremetal.common import exception
+from baremetal.common import traits
 from baremetal.common import states
 from baremetal.db import api as db
 
-_TRAIT_RE = re.compile(r'^(CUSTOM_[A-Z0-9_]+|[A-Z][A-Z0-9_]*)$')
 _MAX_TRAITS = 50
 
 
@@ -24,22 +23,22 @@ def validate(req, node):
     row = nodes.get_row(req, node)
     result = state.RPC.node_call(req.context, row,
                                  'validate_driver_interfaces')
+    # as Ironic: every interface but vendor at every version; a reason
+    # only where the result is false
     out = {}
     for it, r in sorted(result.items()):
-        if it in ('storage',) and not req.allows(versions.STORAGE_INTERFACE):
+        if it == 'vendor':
             continue
-        if it == 'rescue' and not req.allows(versions.RESCUE):
-            continue
-        if it == 'bios' and not req.allows(versions.BIOS):
-            continue
-        out[it] = {'result': r['result'], 'reason': r.get('reason')}
+        out[it] = {'result': r['result']}
+        if not r['result']:
+            out[it]['reason'] = r.get('reason')
     return out
 
 
 @route('PUT', '/v1/nodes/{node}/maintenance', status=202)
 def set_maintenance(req, node):
     policy.authorize(req, 'baremetal:node:set_maintenance')
-    body = req.json() or {}
+    body = req.json_object(optional=True)
     if not isinstance(body, dict):
         raise exception.InvalidParameterValue(
             err='the body must be a JSON object')
@@ -75,7 +74,7 @@ def get_boot_device(req, node):
 def set_boot_device(req, node):
     policy.authorize(req, 'baremetal:node:set_boot_device')
     p = req.params
-    body = req.json() or {}
+    body = req.json_object(optional=True)
     device = body.get('boot_device', p.get('boot_device'))
     persistent = collection.parse_bool(
         'persistent', body.get('persistent', p.get('persistent'))) or False
@@ -122,6 +121,16 @@ def attach_vif(req, node):
     if not isinstance(body.get('id'), str) or not body['id']:
         raise exception.MissingParameterValue(
             err='VIF "id" (a string) is required')
+    given = [k for k in ('port_uuid', 'portgroup_uuid') if k in body]
+    if given and not req.allows(versions.VIF_PORT_UUID):
+        raise exception.NotAcceptable(
+            reason='%s needs API version 1.67 or later' % given[0])
+    if len(given) > 1:
+        raise exception.InvalidParameterValue(
+            err='Cannot specify both port_uuid and portgroup_uuid')
+    for k in given:
+        if not db.is_uuid_like(body[k]):
+            raise exception.InvalidUUID(uuid=body[k])
     row = nodes.get_row(req, node)
     state.RPC.node_call(req.context, row, 'vif_attach', vif_info=body)
     return None
@@ -138,11 +147,8 @@ def detach_vif(req, node, vif):
 
 # ---------------------------------------------------------------- traits
 def _check_trait(trait) -> None:
-    if not isinstance(trait, str) or len(trait) > 255 or \
-            not _TRAIT_RE.match(trait):
-        raise exception.InvalidParameterValue(
-            err='Invalid trait %r: a standard trait (upper case) or one '
-                'starting with CUSTOM_ (A-Z, 0-9, _)' % (trait,))
+    if not traits.is_valid(trait):
+        raise exception.InvalidParameterValue(err=traits.describe(trait))
 
 
 @route('GET', '/v1/nodes/{node}/traits', min_version=versions.TRAITS)
@@ -163,18 +169,18 @@ def _locked_check(row) -> None:
 def set_traits(req, node):
     policy.authorize(req, 'baremetal:node:traits:set')
     body = req.json_object()
-    traits = body.get('traits')
-    if not isinstance(traits, list):
+    wanted = body.get('traits')
+    if not isinstance(wanted, list):
         raise exception.InvalidParameterValue(
             err='"traits" must be a list')
-    for t in traits:
+    for t in wanted:
         _check_trait(t)
-    if len(set(traits)) > _MAX_TRAITS:
+    if len(set(wanted)) > _MAX_TRAITS:
         raise exception.InvalidParameterValue(
             err='A node may have at most %d traits' % _MAX_TRAITS)
     row = nodes.get_row(req, node)
     _locked_check(row)
-    db.set_node_traits(row['id'], traits)
+    db.set_node_traits(row['id'], wanted)
     return None
 
 
@@ -217,28 +223,59 @@ def delete_trait(req, node, trait):
 
 
 # ------------------------------------------------------------------ BIOS
-def _bios_view(req, node_uuid: str, s: dict) -> dict:
-    return {'name': s['name'], 'value': s['value'],
-            'created_at': node_view.iso(s['created_at']),
-            'updated_at': node_view.iso(s['updated_at']),
-            'links': req.links('nodes', node_uuid, 'bios', s['name'])}
+_BIOS_FIELDS = ('name', 'value') + db.BIOS_REGISTRY_FIELDS + (
+    'created_at', 'updated_at')
+
+
+def _bios_view(req, node_uuid: str, s: dict, fields) -> dict:
+    out = {f: (node_view.iso(s[f]) if f.endswith('_at') else s[f])
+           for f in fields}
+    out['links'] = req.links('nodes', node_uuid, 'bios', s['name'])
+    return out
+
+
+def _bios_fields(req, detail: bool) -> tuple:
+    """From 1.74 a list shows name and value unless ?detail=True or
+    ?fields= asks for the registry too; one setting shows everything."""
+    if not req.allows(versions.BIOS_REGISTRY):
+        if 'detail' in req.params or 'fields' in req.params:
+            raise exception.NotAcceptable(
+                reason='detail and fields on BIOS settings need API '
+                       'version 1.74 or later')
+        return ('name', 'value', 'created_at', 'updated_at')
+    if req.params.get('fields'):
+        if detail:
+            raise exception.InvalidParameterValue(
+                err="Can't fetch a subset of fields with 'detail' set")
+        wanted = [f for f in req.params['fields'].split(',') if f]
+        bad = [f for f in wanted if f not in _BIOS_FIELDS]
+        if bad:
+            raise exception.InvalidParameterValue(
+                err='Field(s) %s are not valid for BIOS settings'
+                % ', '.join(bad))
+        return tuple(wanted)
+    return _BIOS_FIELDS if detail else ('name', 'value')
 
 
 @route('GET', '/v1/nodes/{node}/bios', min_version=versions.BIOS)
 def list_bios(req, node):
     policy.authorize(req, 'baremetal:node:bios:get')
+    detail = collection.parse_bool('detail', req.params.get('detail'))
+    fields = _bios_fields(req, bool(detail))
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return {'bios': [_bios_view(req, row['uuid'], s)
+    return {'bios': [_bios_view(req, row['uuid'], s, fields)
                      for s in db.bios_settings(row['id'])]}
 
 
 @route('GET', '/v1/nodes/{node}/bios/{name}', min_version=versions.BIOS)
 def get_bios(req, node, name):
     policy.authorize(req, 'baremetal:node:bios:get')
+    fields = (_BIOS_FIELDS if req.allows(versions.BIOS_REGISTRY)
+              else ('name', 'value', 'created_at', 'updated_at'))
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
     for s in db.bios_settings(row['id']):
         if s['name'] == name:
-            return {name: _bios_view(req, row['uuid'], s)}
+            return {name: _bios_view(req, row['uuid'], s, fields)}
     raise exception.ResourceNotFound(
         'BIOS setting %s of node %s could not be found' % (name,
                                                           row['uuid']))

@@ -6,21 +6,26 @@ from baremetal.api import state
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.controllers.v1 import nodes
+from baremetal.api.controllers.v1 import runbooks
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
 from baremetal.conductor import steps as steps_mod
+from baremetal.db import api as db
 from baremetal import objects
 
 # verb -> the body keys it accepts besides "target"
 _VERB_ARGS = {
     'active': {'configdrive', 'deploy_steps'},
     'rebuild': {'configdrive', 'deploy_steps'},
-    'clean': {'clean_steps'},
+    'clean': {'clean_steps', 'disable_ramdisk', 'runbook'},
+    'service': {'service_steps', 'runbook'},
     'rescue': {'rescue_password'},
 }
+# API 1.73's spellings of two verbs
+_ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
 
 
 @route('GET', '/v1/nodes/{node}/states')
@@ -39,7 +44,41 @@ def get_states(req, node):
     if req.allows(versions.RAID):
         out['raid_config'] = row['raid_config'] or {}
         out['target_raid_config'] = row['target_raid_config'] or {}
+    if req.allows(versions.BOOT_MODE):
+        out['boot_mode'] = row['boot_mode']
+        out['secure_boot'] = row['secure_boot']
     return out
+
+
+@route('PUT', '/v1/nodes/{node}/states/boot_mode', status=202,
+       min_version=versions.SET_BOOT_MODE)
+def set_boot_mode(req, node):
+    policy.authorize(req, 'baremetal:node:set_boot_mode')
+    target = req.json_object().get('target')
+    if target not in ('uefi', 'bios'):
+        raise exception.InvalidParameterValue(
+            err='Invalid boot mode %r; valid: uefi, bios' % (target,))
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'set_boot_mode', mode=target)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states')['href']
+    return None
+
+
+@route('PUT', '/v1/nodes/{node}/states/secure_boot', status=202,
+       min_version=versions.SET_BOOT_MODE)
+def set_secure_boot(req, node):
+    policy.authorize(req, 'baremetal:node:set_secure_boot')
+    body = req.json_object()
+    if 'target' not in body:
+        raise exception.MissingParameterValue(
+            err='"target" (a boolean) is required')
+    target = collection.parse_bool('target', body['target'])
+    row = nodes.get_row(req, node)
+    state.RPC.node_call(req.context, row, 'set_secure_boot', state=target)
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states')['href']
+    return None
 
 
 def _check_configdrive(req, verb: str, cd) -> None:
@@ -81,36 +120,51 @@ def set_provision_state(req, node):
     policy.authorize(req, 'baremetal:node:set_provision_state')
     body = req.json_object()
     verb = body.get('target')
-    if not isinstance(verb, str) or verb not in states.VERBS:
+    if not isinstance(verb, str) or (verb not in states.VERBS and
+                                     verb not in _ALIASES):
         raise exception.InvalidParameterValue(
             err='"%s" is not a valid provision state target; valid: %s'
-            % (verb, ', '.join(sorted(states.VERBS))))
+            % (verb, ', '.join(sorted(set(states.VERBS) |
+                                      set(_ALIASES)))))
     minv = versions.VERB_VERSIONS.get(verb, versions.MIN)
     if not req.allows(minv):
         raise exception.NotAcceptable(
             reason='The provision verb "%s" needs API version 1.%d or '
                    'later' % (verb, minv))
+    verb = _ALIASES.get(verb, verb)
     extra = set(body) - {'target'}
     bad = extra - _VERB_ARGS.get(verb, set())
     if bad:
         raise exception.InvalidParameterValue(
             err='%s can not be used with target "%s"'
             % (', '.join(sorted(bad)), verb))
-    if 'deploy_steps' in body:
-        raise exception.NotAcceptable(
-            reason='deploy_steps need API version 1.69, newer than this '
-                   'service supports (%s)' % versions.MAX_STRING)
+    for arg, minv in (('deploy_steps', versions.DEPLOY_STEPS_ARG),
+                      ('disable_ramdisk', versions.DISABLE_RAMDISK),
+                      ('runbook', versions.RUNBOOKS)):
+        if arg in body and not req.allows(minv):
+            raise exception.NotAcceptable(
+                reason='%s needs API version 1.%d or later' % (arg, minv))
     params = {}
     if verb in ('active', 'rebuild') and 'configdrive' in body:
         _check_configdrive(req, verb, body['configdrive'])
         params['configdrive'] = body['configdrive']
-    if verb == 'clean':
-        if 'clean_steps' not in body:
-            raise exception.MissingParameterValue(
-                err='"clean_steps" is required when setting target '
-                    'provision state to clean')
-        params['clean_steps'] = steps_mod.check_request_shape(
-            body['clean_steps'], 'clean')
+    if body.get('deploy_steps') is not None:
+        params['deploy_steps'] = steps_mod.check_request_shape(
+            body['deploy_steps'], 'deploy', require_priority=True)
+    if 'disable_ramdisk' in body:
+        params['disable_ramdisk'] = collection.parse_bool(
+            'disable_ramdisk', body['disable_ramdisk']) or False
+    if verb in ('clean', 'service'):
+        key = '%s_steps' % verb
+        if 'runbook' in body and key in body:
+            raise exception.InvalidParameterValue(
+                err='"runbook" and "%s" can not be given together' % key)
+        if 'runbook' not in body:
+            if key not in body:
+                raise exception.MissingParameterValue(
+                    err='"%s" is required when setting target provision '
+                        'state to %s' % (key, verb))
+            params[key] = steps_mod.check_request_shape(body[key], verb)
     if verb == 'rescue':
         pw = body.get('rescue_password')
         if not isinstance(pw, str) or not pw.strip():
@@ -126,6 +180,12 @@ def set_provision_state(req, node):
             action=verb, node=row['uuid'], state=row['provision_state'])
     if verb in ('deleted', 'rebuild') and row['protected']:
         raise exception.NodeProtected(node=row['uuid'])
+    if 'runbook' in body:
+        params['%s_steps' % verb], no_ramdisk = runbooks.steps_for_node(
+            req, body['runbook'], row,
+            db.traits_for_nodes([row['id']]).get(row['id'], []))
+        if no_ramdisk and verb == 'clean':
+            params['disable_ramdisk'] = True
     if verb == 'provide':
         retirement.check_providable(objects.Node(row))
     state.RPC.do_provisioning_action(req.context, row, verb, params)
@@ -191,8 +251,8 @@ def set_raid_config(req, node):
             raise exception.InvalidParameterValue(
                 err='logical_disks[%d] needs "size_gb" and "raid_level"'
                 % i)
-        if str(d['raid_level']) not in ('0', '1', '2', '5', '6', '1+0',
-                                        '5+0', '6+0'):
+        if str(d['raid_level']) not in ('JBOD', '0', '1', '2', '5', '6',
+                                        '1+0', '5+0', '6+0'):
             raise exception.InvalidParameterValue(
                 err='logical_disks[%d]: invalid raid_level %r'
                 % (i, d['raid_level']))

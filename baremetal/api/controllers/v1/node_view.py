@@ -1,20 +1,20 @@
 """How a node looks on the wire, per microversion."""
 
-import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import orjson
 
-from oslo_utils import strutils
 
 from baremetal.api import state
 from baremetal.api import versions
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.db import api as db
 
-MASK = '******'
+MASK = secrets.MASK
+mask_secrets = secrets.mask_secrets
 
 # Every field the node API can show, in Ironic's order.
 ALL_FIELDS = (
@@ -27,12 +27,15 @@ ALL_FIELDS = (
     'deploy_step', 'raid_config', 'target_raid_config',
     'inspection_started_at', 'inspection_finished_at',
     'bios_interface', 'boot_interface', 'console_interface',
-    'deploy_interface', 'inspect_interface', 'management_interface',
+    'deploy_interface', 'firmware_interface', 'inspect_interface',
+    'management_interface',
     'network_interface', 'power_interface', 'raid_interface',
     'rescue_interface', 'storage_interface', 'vendor_interface',
     'traits', 'conductor_group', 'automated_clean', 'protected',
-    'protected_reason', 'conductor', 'owner', 'allocation_uuid',
-    'retired', 'retired_reason', 'created_at', 'updated_at')
+    'protected_reason', 'conductor', 'owner', 'lessee', 'allocation_uuid',
+    'retired', 'retired_reason', 'network_data', 'boot_mode',
+    'secure_boot', 'shard', 'parent_node', 'service_step',
+    'disable_power_off', 'created_at', 'updated_at')
 
 LIST_FIELDS = ('instance_uuid', 'maintenance', 'power_state',
                'provision_state', 'uuid', 'name')
@@ -47,13 +50,13 @@ _DERIVED = {
 DATETIME_FIELDS = frozenset(('provision_updated_at', 'created_at',
                              'updated_at', 'inspection_started_at',
                              'inspection_finished_at'))
-STEP_FIELDS = frozenset(('clean_step', 'deploy_step'))
+STEP_FIELDS = frozenset(('clean_step', 'deploy_step', 'service_step'))
 DICT_FIELDS = frozenset(('driver_info', 'driver_internal_info', 'extra',
                          'instance_info', 'properties', 'raid_config',
-                         'target_raid_config'))
+                         'target_raid_config', 'network_data'))
 # booleans shown as false when unset
 BOOL_FIELDS = frozenset(('retired', 'maintenance', 'console_enabled',
-                         'protected'))
+                         'protected', 'disable_power_off'))
 
 
 # JSON fields shown as stored (no secrets to mask): a list page may hand
@@ -97,53 +100,6 @@ def iso(value) -> str | None:
     if value is None:
         return None
     return value.isoformat() + '+00:00'
-
-
-# secrets oslo.utils does not recognise by name (it does passwords,
-# tokens, secrets...): the IPMI BMC key
-_MORE_SECRETS = ('kg_key',)
-
-
-@functools.lru_cache(maxsize=1024)
-def _secret_key(key: str) -> bool:
-    """Whether oslo.utils masks the value under ``key`` whatever it is."""
-    return strutils.mask_dict_password({key: None}, MASK)[key] == MASK
-
-
-@functools.lru_cache(maxsize=8192)
-def _mask_str(value: str) -> str:
-    return strutils.mask_password(value, MASK)
-
-
-def _mask(info: Mapping) -> dict:
-    """oslo.utils' mask_dict_password, with its per-key and per-string
-    decisions remembered: node lists mask the same keys and mostly the
-    same values over and over."""
-    out = {}
-    for k, v in info.items():
-        if isinstance(v, Mapping):
-            out[k] = _mask(v)
-        elif isinstance(k, str) and _secret_key(k):
-            out[k] = MASK
-        elif isinstance(v, str):
-            out[k] = _mask_str(v)
-        elif isinstance(v, (list, tuple)):
-            out[k] = strutils.mask_dict_password({'v': v}, MASK)['v']
-        else:
-            out[k] = v
-    return out
-
-
-def mask_secrets(info: dict | None, configdrive: bool = False) -> dict:
-    if not info:
-        return {}
-    out = _mask(info)
-    for k in out:
-        if k.lower().endswith(_MORE_SECRETS) and out[k] is not None:
-            out[k] = MASK
-    if configdrive and 'configdrive' in out:
-        out['configdrive'] = MASK
-    return out
 
 
 class Lookups:
@@ -199,7 +155,9 @@ _KINDS.update({f: _DICT for f in STEP_FIELDS | DICT_FIELDS
 def sub_link_names(req) -> tuple[str, ...]:
     """The sub-resources a node links to in full views at this
     version."""
-    subs = ['ports', 'states']
+    subs = ['ports']
+    if req.allows(versions.STATES_LINKS):
+        subs.append('states')
     if req.allows(versions.PORTGROUP_SUBCONTROLLERS):
         subs.append('portgroups')
     if req.allows(versions.VOLUME):

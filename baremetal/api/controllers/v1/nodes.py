@@ -47,6 +47,11 @@ _FILTER_VERSIONS = {
     'owner': versions.OWNER,
     'description_contains': versions.DESCRIPTION,
     'retired': versions.RETIRED,
+    'lessee': versions.LESSEE,
+    'shard': versions.SHARDS,
+    'sharded': versions.SHARDS,
+    'parent_node': versions.CHILD_NODES,
+    'include_children': versions.CHILD_NODES,
 }
 
 CREATE_FIELDS = {'uuid', 'name', 'driver', 'driver_info', 'extra',
@@ -55,7 +60,8 @@ CREATE_FIELDS = {'uuid', 'name', 'driver', 'driver_info', 'extra',
                  'automated_clean', 'protected', 'protected_reason',
                  'owner', 'description', 'maintenance',
                  'maintenance_reason', 'target_raid_config', 'retired',
-                 'retired_reason', 'network_data', 'lessee'} | {
+                 'retired_reason', 'network_data', 'lessee', 'shard',
+                 'parent_node', 'disable_power_off'} | {
     '%s_interface' % i for i in hardware.INTERFACE_TYPES}
 
 
@@ -110,9 +116,23 @@ def _filters(req) -> list:
         out.append(N.c.retired.is_(True) if retired else
                    sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)))
     for key in ('provision_state', 'driver', 'resource_class', 'fault',
-                'owner'):
+                'owner', 'lessee'):
         if p.get(key):
             out.append(N.c[key] == p[key])
+    if p.get('shard'):
+        out.append(N.c.shard.in_([s for s in p['shard'].split(',') if s]))
+    sharded = collection.parse_bool('sharded', p.get('sharded'))
+    if sharded is not None:
+        out.append(N.c.shard.is_not(None) if sharded
+                   else N.c.shard.is_(None))
+    if not collection.parse_bool('include_children',
+                                 p.get('include_children')):
+        # child nodes (1.83) are listed only under their parent or when
+        # asked for
+        if p.get('parent_node'):
+            out.append(N.c.parent_node == p['parent_node'])
+        else:
+            out.append(N.c.parent_node.is_(None))
     if 'conductor_group' in p:
         out.append(N.c.conductor_group == p['conductor_group'].lower())
     if p.get('description_contains'):
@@ -136,7 +156,8 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         raise exception.InvalidParameterValue(
             err="Can't fetch a subset of fields with 'detail' set")
     if fields is None:
-        fields = visible if detail else list(node_view.LIST_FIELDS)
+        fields = visible if detail else [
+            f for f in node_view.LIST_FIELDS if f in visible]
     limit = collection.limit(req)
     sort_key, sort_dir = collection.sort(req, SORT_KEYS,
                                          versions.NODE_FIELDS)
@@ -251,6 +272,27 @@ def post(req):
     return node_view.render(req, row, visible, lookups, sub_links=True)
 
 
+def _check_patchable(req, obj, ops) -> None:
+    """As Ironic: no update while a state transition is in progress,
+    except in the states that allow it (and removing instance_uuid from a
+    node in maintenance); none while inspecting (from 1.39)."""
+    if obj.maintenance and ops == [{'op': 'remove',
+                                    'path': '/instance_uuid'}]:
+        return
+    if {op.get('path') for op in ops} <= {'/retired', '/retired_reason'}:
+        return      # retiring is allowed in any state (retirement spec)
+    if obj.target_provision_state and obj.provision_state not in \
+            state_machine.UPDATE_ALLOWED_STATES:
+        raise exception.Conflict(
+            'Node %s can not be updated while a state transition is in '
+            'progress.' % obj.uuid)
+    if obj.provision_state == states.INSPECTING and \
+            req.allows(versions.INSPECT_WAIT):
+        raise exception.Conflict(
+            'Cannot update node "%s" while it is in state "%s".'
+            % (obj.uuid, states.INSPECTING))
+
+
 @route('PATCH', '/v1/nodes/{node}')
 def patch(req, node):
     policy.authorize(req, 'baremetal:node:update')
@@ -261,6 +303,7 @@ def patch(req, node):
         raise exception.NotAcceptable(
             reason='reset_interfaces needs API version 1.45 or later')
     obj = get_node(req, node)
+    _check_patchable(req, obj, ops)
     visible = node_view.visible_fields(req.version)
     current = node_view.render(req, obj.as_dict(), visible, links=False)
     # patch the unmasked values, not what the API shows
@@ -371,3 +414,14 @@ def delete(req, node):
         raise exception.NodeLocked(node=fresh['uuid'],
                                    host=fresh['reservation'])
     return None
+
+
+@route('GET', '/v1/nodes/{node}/children', min_version=versions.CHILD_NODES)
+def list_children(req, node):
+    """The UUIDs of the nodes whose parent_node is this one (1.83)."""
+    row = get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    kids = db.query(N, (N.c.parent_node == row['uuid'],), ('id', 'uuid'))
+    return {'children': [k['uuid'] for k in kids],
+            # one link, not a list (as Ironic has it)
+            'links': {'href': '%s/v1/nodes?parent_node=%s'
+                      % (req.host_url, row['uuid']), 'rel': 'children'}}

@@ -2,6 +2,8 @@
 
 import re
 
+import sqlalchemy as sa
+
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import resource
@@ -17,11 +19,18 @@ _MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 
 FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
           'internal_info', 'local_link_connection', 'pxe_enabled',
-          'physical_network', 'is_smartnic', 'created_at', 'updated_at')
+          'physical_network', 'is_smartnic', 'name', 'created_at',
+          'updated_at')
 CREATE = {'uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
           'local_link_connection', 'pxe_enabled', 'physical_network',
-          'is_smartnic'}
-_LLC_KEYS = {'switch_id', 'port_id', 'switch_info', 'hostname'}
+          'is_smartnic', 'name', 'node_ident'}
+# local_link_connection keys: always, and from the version given
+_LLC_KEYS = {'switch_id': 1, 'port_id': 1, 'switch_info': 1, 'hostname': 1,
+             'network_type': versions.LOCAL_LINK_NETWORK_TYPE,
+             'vtep-logical-switch': versions.OVN_VTEP,
+             'vtep-physical-switch': versions.OVN_VTEP}
+_VTEP = ('vtep-logical-switch', 'vtep-physical-switch')
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~:]{1,255}$')
 
 
 def _derive(rows):
@@ -56,7 +65,42 @@ RES = resource.Resource(
     derive=_derive)
 
 
-def _check_values(values: dict) -> dict:
+def _check_llc(req, llc: dict, smartnic: bool) -> None:
+    """Ironic's local_link_connection rules: known keys (some from a
+    version on), string values, and the keys a managed link needs."""
+    for k, v in llc.items():
+        minv = _LLC_KEYS.get(k)
+        if minv is None or not req.allows(minv):
+            raise exception.InvalidParameterValue(
+                err='local_link_connection has an unknown key %r%s'
+                % (k, '' if minv is None else
+                   ' (API version 1.%d or later)' % minv))
+        if not isinstance(v, str):
+            raise exception.InvalidParameterValue(
+                err='local_link_connection %s must be a string' % k)
+    if not llc:
+        return
+    net = llc.get('network_type', 'managed')
+    if net not in ('managed', 'unmanaged'):
+        raise exception.InvalidParameterValue(
+            err='local_link_connection network_type must be managed or '
+                'unmanaged, got %r' % net)
+    if net == 'unmanaged':
+        return
+    if any(k in llc for k in _VTEP):
+        need = ('port_id',) + _VTEP
+    elif smartnic:
+        need = ('port_id', 'hostname')
+    else:
+        need = ('port_id', 'switch_id')
+    missing = [k for k in need if k not in llc]
+    if missing:
+        raise exception.InvalidParameterValue(
+            err='local_link_connection needs %s (has %s)'
+            % (', '.join(need), ', '.join(sorted(llc)) or 'none'))
+
+
+def _check_values(req, values: dict, smartnic: bool = False) -> dict:
     out = {}
     for k, v in values.items():
         if k == 'address':
@@ -73,11 +117,7 @@ def _check_values(values: dict) -> dict:
             if v is not None and not isinstance(v, dict):
                 raise exception.InvalidParameterValue(
                     err='local_link_connection must be a JSON object')
-            bad = set(v or {}) - _LLC_KEYS
-            if bad:
-                raise exception.InvalidParameterValue(
-                    err='local_link_connection has unknown key(s) %s'
-                    % ', '.join(sorted(bad)))
+            _check_llc(req, v or {}, smartnic)
             out[k] = v or {}
         elif k in ('pxe_enabled', 'is_smartnic'):
             if v is not None:
@@ -86,6 +126,19 @@ def _check_values(values: dict) -> dict:
                 True if v is None else v)
         elif k == 'node_uuid':
             out['node_id'] = resource.node_id_for(v)
+        elif k == 'node_ident':
+            # a node's UUID or name (API 1.94)
+            out['node_id'] = nodes.get_row(
+                req, v if isinstance(v, str) else '', ('id', 'uuid', 'owner',
+                                                       'lessee'))['id']
+        elif k == 'name':
+            if v is not None and (not isinstance(v, str) or
+                                  not _NAME_RE.match(v) or
+                                  db.is_uuid_like(v)):
+                raise exception.InvalidParameterValue(
+                    err='Invalid port name %r: up to 255 letters, digits '
+                        'and -._~: (and not a UUID)' % (v,))
+            out[k] = v
         elif k == 'portgroup_uuid':
             if v is None:
                 out['portgroup_id'] = None
@@ -115,6 +168,13 @@ def _filters(req) -> list:
                                                             'lessee'))['id'])
     if p.get('address'):
         out.append(P.c.address == p['address'].lower())
+    if 'shard' in p:
+        if not req.allows(versions.SHARDS):
+            raise exception.NotAcceptable(
+                reason='shard filter needs API version 1.82 or later')
+        shards = [s for s in p['shard'].split(',') if s]
+        out.append(P.c.node_id.in_(sa.select(db.NODES.c.id).where(
+            db.NODES.c.shard.in_(shards))))
     if p.get('portgroup'):
         if not req.allows(versions.PORTGROUP_SUBCONTROLLERS):
             raise exception.NotAcceptable(
@@ -174,11 +234,19 @@ def get_port(req, port):
 def create_port(req):
     policy.authorize(req, 'baremetal:port:create')
     body = req.json_object()
+    if 'node_ident' in body and not req.allows(versions.PORT_NODE_NAME):
+        raise exception.NotAcceptable(
+            reason='node_ident needs API version 1.94 or later')
     RES.check_body(req, body, CREATE)
-    if 'address' not in body or 'node_uuid' not in body:
+    if 'node_uuid' in body and 'node_ident' in body:
+        raise exception.InvalidParameterValue(
+            err='Give the node as node_uuid or node_ident, not both')
+    if 'address' not in body or ('node_uuid' not in body and
+                                 'node_ident' not in body):
         raise exception.MissingParameterValue(
-            err='"address" and "node_uuid" are required')
-    values = _check_values(body)
+            err='"address" and "node_uuid" (or, from API 1.94, '
+                '"node_ident") are required')
+    values = _check_values(req, body, bool(body.get('is_smartnic')))
     return RES.created(req, db.create(P, values))
 
 
@@ -188,7 +256,8 @@ def patch_port(req, port):
     row = RES.get_row(req, port)
     changes = RES.patched(req, row, mandatory=('address', 'node_uuid'))
     if changes:
-        values = _check_values(changes)
+        smartnic = changes.get('is_smartnic', row.get('is_smartnic'))
+        values = _check_values(req, changes, bool(smartnic))
         db.update(P, row['id'], values)
         row = db.get(P, row['id'], exception.PortNotFound, port=port)
     return RES.render(req, [row], RES.visible(req.version))[0]

@@ -110,9 +110,17 @@ class Client:
                 break
             except (requests.ConnectionError, requests.Timeout) as e:
                 if attempt >= attempts:
+                    if isinstance(e, requests.ReadTimeout):
+                        error = ('no answer within %d seconds ([agent]'
+                                 'command_timeout), %d attempt(s)'
+                                 % (self.conf.agent.command_timeout,
+                                    attempts))
+                    else:
+                        error = '%s (%d attempt(s))' % (_short(e),
+                                                        attempts)
                     raise exception.AgentConnectionFailed(
                         node=self.node.uuid, url=self.url,
-                        command=command, error=_short(e)) from None
+                        command=command, error=error) from None
                 LOG.debug('Node %s: agent at %s not reachable for %s '
                           '(attempt %d of %d)', self.node.uuid, self.url,
                           command, attempt, attempts)

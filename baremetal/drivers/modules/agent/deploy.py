@@ -25,6 +25,7 @@ from oslo_log import log
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules import configdrive
@@ -35,6 +36,8 @@ from baremetal.drivers.modules.agent import client as agent_client
 LOG = log.getLogger(__name__)
 
 CACHED_STEPS = 'agent_cached_clean_steps'
+# the agent's steps of each kind, as it last reported them
+CACHED = {'clean': CACHED_STEPS, 'service': 'agent_cached_service_steps'}
 VERSIONS = 'hardware_manager_version'
 COMMAND = 'agent_command'
 
@@ -43,7 +46,7 @@ _PRIORITY_OPTIONS = {'erase_devices': 'erase_devices_priority',
                      'erase_devices_metadata':
                          'erase_devices_metadata_priority'}
 
-_WAIT_STATES = {states.CLEANWAIT: 'clean', states.DEPLOYWAIT: 'deploy'}
+_WAIT_STATES = {v: k for k, v in states.STEP_WAIT_STATES.items()}
 
 
 def node_for_agent(task) -> dict:
@@ -52,6 +55,9 @@ def node_for_agent(task) -> dict:
     info = {k: v for k, v in node.driver_internal_info.items()
             if k not in (agent_tokens.TOKEN_KEY, 'agent_verify_ca')}
     return {'uuid': node.uuid, 'properties': node.properties or {},
+            # the agent reads options from it (agent_burnin_*); secrets
+            # masked as the API shows them
+            'driver_info': secrets.mask_secrets(node.driver_info),
             'instance_info': {k: v for k, v in
                               (node.instance_info or {}).items()
                               if k != 'configdrive'},
@@ -61,6 +67,46 @@ def node_for_agent(task) -> dict:
 def ports_for_agent(task) -> list[dict]:
     return [{'uuid': p.uuid, 'address': p.address,
              'pxe_enabled': p.pxe_enabled} for p in task.ports]
+
+
+def power_off(task) -> None:
+    """Power the node off before a new boot; a node with
+    disable_power_off (API 1.95) stays on (``power_on`` reboots it)."""
+    node = task.node
+    if node.disable_power_off:
+        LOG.info('Node %s: not powered off (disable_power_off)', node.uuid)
+        return
+    task.driver.power.set_power_state(task, states.POWER_OFF)
+    node.power_state = states.POWER_OFF
+
+
+def power_on(task) -> None:
+    """Boot what was prepared: power on, or reboot a node that was never
+    powered off (disable_power_off)."""
+    if task.node.disable_power_off:
+        task.driver.power.reboot(task)
+    else:
+        task.driver.power.set_power_state(task, states.POWER_ON)
+    task.node.power_state = states.POWER_ON
+
+
+def boot_agent(task, ramdisk_params: dict | None = None) -> None:
+    """Power off, make the node boot the ramdisk, power on.  A new boot:
+    the last one's token and URL are forgotten."""
+    node = task.node
+    agent_tokens.wipe(node)
+    power_off(task)
+    task.driver.boot.prepare_ramdisk(task, ramdisk_params or {})
+    power_on(task)
+    LOG.info('Node %s: booting the agent ramdisk', node.uuid)
+
+
+def shut_down_agent(task) -> None:
+    """Power off, eject the ramdisk, forget the agent."""
+    node = task.node
+    power_off(task)
+    task.driver.boot.clean_up_ramdisk(task)
+    agent_tokens.wipe(node)
 
 
 class AgentBase(base.DeployInterface):
@@ -94,23 +140,10 @@ class AgentBase(base.DeployInterface):
     # ---- booting the agent ----
     def boot_agent(self, task, ramdisk_params: dict | None = None
                    ) -> None:
-        """Power off, make the node boot the ramdisk, power on.  A new
-        boot: the last one's token and URL are forgotten."""
-        node = task.node
-        agent_tokens.wipe(node)
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        task.driver.boot.prepare_ramdisk(task, ramdisk_params or {})
-        task.driver.power.set_power_state(task, states.POWER_ON)
-        node.power_state = states.POWER_ON
-        LOG.info('Node %s: booting the agent ramdisk', node.uuid)
+        boot_agent(task, ramdisk_params)
 
     def shut_down_agent(self, task) -> None:
-        """Power off, eject the ramdisk, forget the agent."""
-        node = task.node
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        node.power_state = states.POWER_OFF
-        task.driver.boot.clean_up_ramdisk(task)
-        agent_tokens.wipe(node)
+        shut_down_agent(task)
 
     # ---- cleaning ----
     def prepare_cleaning(self, task):
@@ -121,17 +154,43 @@ class AgentBase(base.DeployInterface):
         self.shut_down_agent(task)
 
     def get_clean_steps(self, task):
-        out = super().get_clean_steps(task)     # out-of-band ones
-        cached = task.node.driver_internal_info.get(CACHED_STEPS)
+        return self._with_agent_steps(task, 'clean')
+
+    # ---- servicing (API 1.87): the agent ramdisk on an active node ----
+    def get_service_steps(self, task):
+        return self._with_agent_steps(task, 'service')
+
+    def prepare_service(self, task):
+        """Boot the agent ramdisk instead of the instance."""
+        self.boot_agent(task)
+        return states.SERVICEWAIT
+
+    def tear_down_service(self, task):
+        """Back to the instance: the ramdisk goes, the disk boots."""
+        self.shut_down_agent(task)
+        task.driver.boot.prepare_instance(task)
+        power_on(task)
+
+    def execute_service_step(self, task, step):
+        if step['step'] in self._declared_steps['service']:
+            return super().execute_service_step(task, step)
+        return self.run_in_band(task, 'service', step)
+
+    def _with_agent_steps(self, task, kind: str):
+        """The interface's own steps of ``kind`` and the agent's (None
+        while the agent has not reported them)."""
+        out = self._steps(kind)                 # out-of-band ones
+        cached = task.node.driver_internal_info.get(CACHED[kind])
         if cached is None:
             return None                         # the agent has not said
         conf = task.conductor.conf
         for st in cached:
             prio = st.get('priority') or 0
             option = _PRIORITY_OPTIONS.get(st['step'])
-            if option and getattr(conf.deploy, option) is not None:
+            if kind == 'clean' and option and \
+                    getattr(conf.deploy, option) is not None:
                 prio = getattr(conf.deploy, option)
-            prio = self.step_overrides['clean'].get(st['step'], prio)
+            prio = self.step_overrides[kind].get(st['step'], prio)
             out.append({'step': st['step'], 'priority': prio,
                         'interface': self.interface_type,
                         'abortable': bool(st.get('abortable')),
@@ -141,30 +200,38 @@ class AgentBase(base.DeployInterface):
 
     def refresh_clean_steps(self, task) -> None:
         """Ask the agent for its clean steps and cache them."""
+        self.refresh_steps(task, 'clean')
+
+    def refresh_steps(self, task, kind: str) -> None:
+        """Ask the agent for its steps of ``kind`` and cache them."""
+        command = '%s.get_%s_steps' % (kind, kind)
         client = agent_client.Client(task.node, task.conductor.conf)
-        result = client.run_sync('clean.get_clean_steps', {
+        result = client.run_sync(command, {
             'node': node_for_agent(task), 'ports': ports_for_agent(task)})
-        by_manager = result.get('clean_steps')
+        by_manager = result.get('%s_steps' % kind)
+        if isinstance(by_manager, list):
+            # service.get_service_steps answers one de-duplicated list
+            by_manager = {'all': by_manager}
         if not isinstance(by_manager, dict):
             raise exception.AgentError(
-                node=task.node.uuid, command='clean.get_clean_steps',
-                error='no clean_steps in the answer')
+                node=task.node.uuid, command=command,
+                error='no %s_steps in the answer' % kind)
         steps = []
         for found in by_manager.values():
             for st in found or ():
                 if isinstance(st, dict) and st.get('interface') == \
                         self.interface_type and isinstance(
                             st.get('step'), str) and \
-                        st['step'] not in self._declared_steps['clean']:
+                        st['step'] not in self._declared_steps[kind]:
                     steps.append({k: st.get(k) for k in (
                         'step', 'priority', 'abortable', 'argsinfo',
                         'reboot_requested')})
         info = task.node.driver_internal_info
-        info[CACHED_STEPS] = steps
+        info[CACHED[kind]] = steps
         info[VERSIONS] = result.get(VERSIONS) or {}
-        LOG.info('Node %s: the agent offers clean steps %s', task.node.uuid,
-                 ', '.join('%s (%s)' % (s['step'], s['priority'])
-                           for s in steps))
+        LOG.info('Node %s: the agent offers %s steps %s', task.node.uuid,
+                 kind, ', '.join('%s (%s)' % (s['step'], s['priority'])
+                                 for s in steps))
 
     def execute_clean_step(self, task, step):
         if step['step'] in self._declared_steps['clean']:
@@ -196,7 +263,7 @@ class AgentBase(base.DeployInterface):
             return None
         task.node.driver_internal_info[COMMAND] = {
             'id': record['id'], 'name': name}
-        return states.CLEANWAIT if kind == 'clean' else states.DEPLOYWAIT
+        return states.STEP_WAIT_STATES[kind]
 
     # ---- waiting ----
     def poll_step(self, task, step):
@@ -230,37 +297,39 @@ class AgentBase(base.DeployInterface):
             return
         info = node.driver_internal_info
         if info.get('%s_step_index' % kind) == -1:
-            # the ramdisk came up for cleaning: learn its steps, then plan
-            task.spawn_after(self._ramdisk_up)
+            # the ramdisk came up for cleaning or servicing: learn its
+            # steps, then plan
+            task.spawn_after(self._ramdisk_up, kind)
             return
         step = getattr(node, '%s_step' % kind) or {}
+        if step.get('step') == 'wait' and not (step.get('args') or {}):
+            task.resume_steps()     # a reserved wait: until a heartbeat
+            return
         if step.get('interface') != self.interface_type:
             return      # another interface's step: not ours to resume
         if self.agent_booted(task, step):
             task.resume_steps()
             return
         if info.get(COMMAND):
-            try:
-                done = self.poll_step(task, step)
-            except exception.AgentConnectionFailed:
-                return      # it heartbeated: try again next time
-            except exception.AgentError as e:
-                task.resume_steps(str(e))
-                return
-            if done:
-                task.resume_steps()
+            # polled by the conductor under a shared lock, not here: an
+            # agent slow to answer must hold up neither this heartbeat
+            # nor other requests for the node
+            task.poll_step_soon()
 
     def agent_booted(self, task, step: dict) -> bool:
         """Does a heartbeat end ``step`` (it waited for the ramdisk to
         come up)?  Deploy interfaces say which of their steps do."""
         return False
 
-    def _ramdisk_up(self, task) -> None:
+    def _ramdisk_up(self, task, kind: str = 'clean') -> None:
         try:
-            self.refresh_clean_steps(task)
+            if kind == 'clean':
+                self.refresh_clean_steps(task)  # vendors may override it
+            else:
+                self.refresh_steps(task, kind)
         except Exception as e:
-            task.resume_steps('the agent could not list its clean steps: '
-                              '%s' % e)
+            task.resume_steps('the agent could not list its %s steps: %s'
+                              % (kind, e))
             return
         task.resume_steps()
 
@@ -431,11 +500,9 @@ class DirectDeploy(AgentBase):
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
         """Power the node on into the deployed system."""
-        task.driver.power.set_power_state(task, states.POWER_ON)
-        task.node.power_state = states.POWER_ON
+        power_on(task)
 
     def tear_down(self, task):
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        task.node.power_state = states.POWER_OFF
+        power_off(task)
         task.driver.boot.clean_up_instance(task)
         return states.DELETED

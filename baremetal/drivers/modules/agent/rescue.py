@@ -15,6 +15,7 @@ from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.agent import client as agent_client
+from baremetal.drivers.modules.agent import deploy as agent_deploy
 
 LOG = log.getLogger(__name__)
 
@@ -34,10 +35,9 @@ class AgentRescue(base.RescueInterface):
     def rescue(self, task):
         node = task.node
         agent_tokens.wipe(node)
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        agent_deploy.power_off(task)
         task.driver.boot.prepare_ramdisk(task, {})
-        task.driver.power.set_power_state(task, states.POWER_ON)
-        node.power_state = states.POWER_ON
+        agent_deploy.power_on(task)
         return states.RESCUEWAIT
 
     def finalize_rescue(self, task) -> None:
@@ -62,12 +62,10 @@ class AgentRescue(base.RescueInterface):
         LOG.info('Node %s: rescue system ready', node.uuid)
 
     def unrescue(self, task):
-        node = task.node
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        agent_deploy.power_off(task)
         self.clean_up(task)
         task.driver.boot.prepare_instance(task)
-        task.driver.power.set_power_state(task, states.POWER_ON)
-        node.power_state = states.POWER_ON
+        agent_deploy.power_on(task)
         return states.ACTIVE
 
     def clean_up(self, task):

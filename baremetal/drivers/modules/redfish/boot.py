@@ -13,21 +13,14 @@ BMC's CD/DVD virtual media, and the node is set to boot from CD once.
 
 from oslo_log import log
 
-from baremetal.common import exception
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_iso
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import vmedia
 
 LOG = log.getLogger(__name__)
-
-_CD_TYPES = ('CD', 'DVD')
-
-
-def _value(x):
-    return getattr(x, 'value', x)
-
 
 def iso_name(node) -> str:
     return 'vmedia/%s.iso' % node.uuid
@@ -56,7 +49,8 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
             iso = boot_iso.build(conf, kernel, ramdisk,
                                  ramdisk_boot.kernel_params(
                                      task, 'vmedia',
-                                     conf.redfish.kernel_append_params))
+                                     conf.redfish.kernel_append_params,
+                                     ramdisk_params))
             url = http_files.publish(conf, iso, iso_name(task.node),
                                      external=True)
         self.insert(task, url)
@@ -76,52 +70,8 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
                                                persistent=True)
 
     # ---- virtual media ----
-    def _cd_devices(self, task) -> list:
-        system = self._system(task)
-        conf = task.conductor.conf
-        found = []
-        with client.call(task.node, conf, 'list virtual media'):
-            collections = []
-            try:
-                collections.append(system.virtual_media)
-            except Exception:
-                pass
-            for manager in system.managers:
-                try:
-                    collections.append(manager.virtual_media)
-                except Exception:
-                    continue
-            for coll in collections:
-                try:
-                    members = coll.get_members()
-                except Exception:
-                    continue
-                for vm in members:
-                    types = {_value(t) for t in (vm.media_types or ())}
-                    if types & set(_CD_TYPES):
-                        found.append(vm)
-                if found:
-                    break
-        if not found:
-            raise exception.UnsupportedDriverExtension(
-                driver=task.node.driver,
-                extension='virtual media (the BMC offers no CD/DVD '
-                          'virtual media device)')
-        return found
-
     def insert(self, task, url: str) -> None:
-        devices = self._cd_devices(task)
-        conf = task.conductor.conf
-        with client.call(task.node, conf, 'insert virtual media'):
-            for vm in devices:
-                if vm.inserted:
-                    vm.eject_media()
-            devices[0].insert_media(url, inserted=True,
-                                    write_protected=True)
+        vmedia.insert(task, self._system(task), url, 'cdrom')
 
     def eject(self, task) -> None:
-        conf = task.conductor.conf
-        with client.call(task.node, conf, 'eject virtual media'):
-            for vm in self._cd_devices(task):
-                if vm.inserted:
-                    vm.eject_media()
+        vmedia.eject(task, self._system(task), ['cdrom'])

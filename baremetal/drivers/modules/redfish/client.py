@@ -10,8 +10,8 @@ asked of which BMC, so it reads well in ``last_error``.
 import collections
 import contextlib
 import dataclasses
+import json
 import threading
-import time
 import urllib.parse
 
 from oslo_log import log
@@ -91,11 +91,15 @@ def _connect(info: Info, conf):
     cls = {'basic': auth.BasicAuth, 'session': auth.SessionAuth,
            'auto': auth.SessionOrBasicAuth}[info.auth_type]
     r = conf.redfish
+    # sushy tries a request it cannot send ``server_side_retries`` times
+    # (3 when given 0) and one answered with a 5xx that many times more;
+    # it pauses ``server_side_retries_delay`` seconds between tries (2
+    # when given 0, hence the tiny stand-in for "no pause")
     return sushy.Sushy(
         info.address, verify=info.verify,
         auth=cls(username=info.username, password=info.password),
-        server_side_retries=r.connection_attempts - 1,
-        server_side_retries_delay=r.connection_retry_interval,
+        server_side_retries=r.connection_attempts,
+        server_side_retries_delay=r.connection_retry_interval or 0.001,
         read_timeout=r.connection_timeout,
         connect_timeout=min(r.connection_timeout, 10))
 
@@ -107,16 +111,9 @@ def _connection(node, info: Info, conf):
         if conn is not None:
             _CACHE.move_to_end(info.key)
             return conn
-    attempts = conf.redfish.connection_attempts
-    for attempt in range(1, attempts + 1):
-        try:
-            with errors(node, info, 'connect'):
-                conn = _connect(info, conf)
-            break
-        except exception.RedfishConnectionError:
-            if attempt >= attempts:
-                raise
-            time.sleep(conf.redfish.connection_retry_interval)
+    # sushy itself retries [redfish]connection_attempts times
+    with errors(node, info, 'connect'):
+        conn = _connect(info, conf)
     if size:
         with _CACHE_LOCK:
             _CACHE[info.key] = conn
@@ -151,6 +148,18 @@ def errors(node, info: Info, what: str):
     except sx.SushyError as e:
         raise exception.RedfishError(
             error='%s on %s: %s' % (what, info.address, _short(e))
+        ) from None
+    except json.JSONDecodeError as e:
+        raise exception.RedfishError(
+            error='%s: the BMC at %s answered with something that is not '
+                  'JSON (%s)' % (what, info.address, _short(e))) from None
+    except (AttributeError, KeyError, TypeError) as e:
+        # sushy reads fields from whatever JSON came: a list, a string
+        # or an object missing what every Redfish service sends
+        raise exception.RedfishError(
+            error='%s: the BMC at %s answered with JSON that is not a '
+                  'Redfish resource (%s: %s)'
+                  % (what, info.address, type(e).__name__, _short(e))
         ) from None
 
 

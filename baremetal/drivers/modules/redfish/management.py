@@ -3,6 +3,7 @@
 from baremetal.common import exception
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import vmedia
 
 # Ironic boot device -> Redfish BootSourceOverrideTarget
 _TO_REDFISH = {'pxe': 'Pxe', 'disk': 'Hdd', 'cdrom': 'Cd',
@@ -89,3 +90,13 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
                          'set boot mode %s' % mode):
             system.set_system_boot_options(
                 mode=sushy.BootSourceOverrideMode(BOOT_MODES[mode]))
+
+    # ---- virtual media (API 1.89, 1.93) ----
+    def get_virtual_media(self, task):
+        return vmedia.describe(task, self._system(task))
+
+    def attach_virtual_media(self, task, device_type, image_url):
+        vmedia.insert(task, self._system(task), image_url, device_type)
+
+    def detach_virtual_media(self, task, device_types=None):
+        vmedia.eject(task, self._system(task), device_types)

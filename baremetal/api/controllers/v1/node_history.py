@@ -1,0 +1,60 @@
+"""/v1/nodes/{node}/history (API 1.78): the errors recorded on a node,
+oldest first, kept after ``last_error`` is cleared."""
+
+from baremetal.api import collection
+from baremetal.api import policy
+from baremetal.api import versions
+from baremetal.api.controllers.v1 import node_view
+from baremetal.api.controllers.v1 import nodes
+from baremetal.api.routing import route
+from baremetal.common import exception
+from baremetal.db import api as db
+
+H = db.T['node_history']
+_LIST_FIELDS = ('uuid', 'created_at', 'severity', 'event')
+_ALL_FIELDS = ('uuid', 'created_at', 'severity', 'event', 'event_type',
+               'conductor', 'user')
+
+
+def _view(req, node_uuid: str, row: dict, fields) -> dict:
+    out = {f: (node_view.iso(row[f]) if f == 'created_at' else row[f])
+           for f in fields}
+    out['links'] = req.links('nodes', node_uuid, 'history', row['uuid'])
+    return out
+
+
+@route('GET', '/v1/nodes/{node}/history', min_version=versions.NODE_HISTORY)
+def list_history(req, node):
+    policy.authorize(req, 'baremetal:node:history:get')
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    detail = collection.parse_bool('detail', req.params.get('detail'))
+    limit = collection.limit(req)
+    marker = None
+    if req.params.get('marker'):
+        found = db.query(H, (H.c.uuid == req.params['marker'],),
+                         ('id', 'uuid'))
+        if not found:
+            raise exception.ResourceNotFound(
+                'History event %s could not be found'
+                % req.params['marker'])
+        marker = found[0]
+    events = db.query(H, (H.c.node_id == row['id'],), None, limit, marker,
+                      'id', 'asc')
+    fields = _ALL_FIELDS if detail else _LIST_FIELDS
+    out = {'history': [_view(req, row['uuid'], e, fields) for e in events]}
+    out.update(collection.next_link(
+        req, 'nodes/%s/history' % row['uuid'], events, limit))
+    return out
+
+
+@route('GET', '/v1/nodes/{node}/history/{event}',
+       min_version=versions.NODE_HISTORY)
+def get_history_event(req, node, event):
+    policy.authorize(req, 'baremetal:node:history:get')
+    row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
+    found = db.query(H, (H.c.node_id == row['id'], H.c.uuid == event))
+    if not found:
+        raise exception.ResourceNotFound(
+            'History event %s of node %s could not be found'
+            % (event, row['uuid']))
+    return _view(req, row['uuid'], found[0], _ALL_FIELDS)

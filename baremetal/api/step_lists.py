@@ -1,0 +1,78 @@
+"""Named lists of steps stored in a child table: deploy templates (their
+steps carry a priority) and runbooks (theirs carry an order)."""
+
+import dataclasses
+from typing import Any
+
+from baremetal.common import exception
+from baremetal.common import traits
+from baremetal.conductor import steps as steps_mod
+from baremetal.db import api as db
+
+
+@dataclasses.dataclass(frozen=True)
+class StepTable:
+    table: Any          # the steps table
+    parent: Any         # the table of the lists
+    fk: str             # the steps' column naming their list
+    sort_key: str       # 'priority' or 'order'
+    what: str           # 'deploy template', 'runbook' (messages)
+
+    def steps_of(self, ids: list[int]) -> dict[int, list[dict]]:
+        out: dict[int, list[dict]] = {}
+        if not ids:
+            return out
+        col = self.table.c[self.fk]
+        rows = db.query(self.table, (col.in_(ids),))
+        rows.sort(key=lambda r: (r[self.fk], r['id']))
+        for r in rows:
+            out.setdefault(r[self.fk], []).append({
+                'interface': r['interface'], 'step': r['step'],
+                'args': r['args'] or {}, self.sort_key: r[self.sort_key]})
+        return out
+
+    def derive(self, rows):
+        steps = self.steps_of([r['id'] for r in rows])
+        return lambda r: {'steps': steps.get(r['id'], []),
+                          'extra': r.get('extra') or {}}
+
+    def check_name(self, name) -> None:
+        """A list's name is a trait (the node trait it applies to)."""
+        if not traits.is_valid(name):
+            raise exception.InvalidParameterValue(
+                err='%s name: %s' % (self.what.capitalize(),
+                                     traits.describe(name)))
+
+    def check_steps(self, value, kind: str, **shape) -> list[dict]:
+        """A non-empty list of well-formed steps, none twice."""
+        if not isinstance(value, list) or not value:
+            raise exception.InvalidParameterValue(
+                err='"steps" must be a non-empty list')
+        return self.check_unique(steps_mod.check_request_shape(
+            value, kind, **shape))
+
+    def check_unique(self, steps: list[dict]) -> list[dict]:
+        seen = set()
+        for s in steps:
+            key = (s['interface'], s['step'])
+            if key in seen:
+                raise exception.InvalidParameterValue(
+                    err='Duplicate step %s.%s in the %s' % (key + (
+                        self.what,)))
+            seen.add(key)
+        return steps
+
+    def save(self, parent_id: int, steps: list[dict]) -> None:
+        with db.writer() as conn:
+            conn.execute(self.table.delete().where(
+                self.table.c[self.fk] == parent_id))
+            conn.execute(self.table.insert(), [
+                dict(s, **{self.fk: parent_id}, created_at=db.utcnow())
+                for s in steps])
+
+    def delete(self, parent_id: int) -> None:
+        with db.writer() as conn:
+            conn.execute(self.table.delete().where(
+                self.table.c[self.fk] == parent_id))
+            conn.execute(self.parent.delete().where(
+                self.parent.c.id == parent_id))

@@ -1,0 +1,70 @@
+"""The agent client against an agent that misbehaves
+(tests/agent_double.py): every failure is an AgentError naming the node
+and the command, never the token."""
+
+import types
+
+import pytest
+from oslo_config import cfg
+
+from baremetal.common import agent_tokens
+from baremetal.common import exception
+from baremetal.conf import agent as agent_conf
+from baremetal.conf import api as api_conf
+from baremetal.drivers.modules.agent import client
+from tests import agent_double
+
+TOKEN = 't0ken' * 8
+
+
+@pytest.fixture
+def conf():
+    c = cfg.ConfigOpts()
+    agent_conf.register_opts(c)
+    api_conf.register_opts(c)
+    c([])
+    c.set_override('command_timeout', 1, group='agent')
+    c.set_override('max_command_attempts', 2, group='agent')
+    return c
+
+
+@pytest.fixture
+def agent():
+    double = agent_double.AgentDouble(token=TOKEN)
+    yield double
+    double.stop()
+
+
+def _client(agent, conf):
+    node = types.SimpleNamespace(uuid='n-1', driver_internal_info={
+        'agent_url': agent.url, agent_tokens.TOKEN_KEY: TOKEN})
+    return client.Client(node, conf)
+
+
+@pytest.mark.parametrize('answer, words', [
+    ((500, b'{"faultstring": "boom"}'), 'HTTP 500: boom'),
+    ((502, b'<html>bad gateway</html>'), 'HTTP 502: <html>bad gateway'),
+    ((200, b'<html>'), 'not a JSON object'),
+    ((200, b'[1, 2]'), 'not a JSON object'),
+    ((200, b'{"commands": []}'), 'without a command id or status'),
+    ((200, b'{"id": 7, "command_status": "RUNNING"}'),
+     'without a command id or status'),
+])
+def test_a_bad_answer_is_an_agent_error(agent, conf, answer, words):
+    agent.answer = answer
+    with pytest.raises(exception.AgentError) as e:
+        _client(agent, conf).run('clean.get_clean_steps', {}, wait=True)
+    text = str(e.value)
+    assert words in text and 'clean.get_clean_steps' in text, text
+    assert 'n-1' in text and TOKEN not in text
+
+
+def test_an_agent_that_never_answers_is_given_up_on(agent, conf):
+    agent.hang = True
+    with pytest.raises(exception.AgentConnectionFailed) as e:
+        _client(agent, conf).status('1', 'clean.execute_clean_step')
+    text = str(e.value)
+    assert 'no answer within 1 seconds ([agent]command_timeout), ' \
+        '2 attempt(s)' in text, text
+    assert agent.url in text and TOKEN not in text
+    assert len(agent.requests) == 2
