@@ -7,6 +7,7 @@ import time
 import urllib.error
 import urllib.request
 
+from baremetal.db import migration
 from tests.functional import processes
 
 HEADERS = {'X-OpenStack-Ironic-API-Version': '1.61',
@@ -33,7 +34,7 @@ def dbsync(tmp, conf):
                           '--config-file', svc.conf_file, 'upgrade'],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().endswith('0002')
+    assert out.stdout.strip().endswith(migration.HEAD)
 
 
 class Cluster:

@@ -3,6 +3,9 @@
 REST API with openstacksdk and plain HTTP, checking the emulator's own
 state."""
 
+import functools
+import http.server
+import threading
 import time
 import uuid
 
@@ -197,6 +200,10 @@ def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
     node = _enroll(server, bmc, system)
     bs.http(server, 'PUT', '/v1/nodes/%s/traits' % node,
             {'traits': ['CUSTOM_NO_TURBO']})
+    # what Nova passes from the flavor's required traits
+    bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+        {'op': 'add', 'path': '/instance_info/traits',
+         'value': ['CUSTOM_NO_TURBO']}])
     conn.baremetal.set_node_provision_state(node, 'manage', wait=True,
                                             timeout=30)
     conn.baremetal.set_node_provision_state(node, 'provide', wait=True,
@@ -264,3 +271,45 @@ def test_slow_bmc_power_change_is_waited_for(server, tmp_path):
         assert slow.system(system['uuid'])['PowerState'] == 'On'
     finally:
         slow.stop()
+
+
+def test_virtual_media_attach_list_detach_on_the_bmc(server, bmc, tmp_path):
+    """API 1.89/1.93 with image_download_source=http: the BMC itself
+    fetches the image from its URL (a loopback file server here)."""
+    (tmp_path / 'tools.iso').write_bytes(b'\0' * 2048)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler,
+                                directory=str(tmp_path))
+    files = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=files.serve_forever, daemon=True).start()
+    try:
+        node = _enroll(server, bmc, SYSTEMS[3])
+        url = 'http://127.0.0.1:%d/tools.iso' % files.server_address[1]
+        status, body = bs.http(server, 'POST', '/v1/nodes/%s/vmedia' % node,
+                               {'device_type': 'cdrom', 'image_url': url,
+                                'image_download_source': 'http'},
+                               version='1.95')
+        assert status == 204, body
+        deadline = time.monotonic() + 20
+        while True:
+            status, media = bs.http(server, 'GET',
+                                    '/v1/nodes/%s/vmedia' % node,
+                                    version='1.95')
+            assert status == 200, media
+            cds = [m for m in media if 'CD' in m['media_types'] or
+                   'DVD' in m['media_types']]
+            if cds and cds[0]['inserted']:
+                break
+            assert time.monotonic() < deadline, (
+                media, bs.node(server, node)['last_error'])
+            time.sleep(0.2)
+        assert cds[0]['image'] == url
+        assert bs.node(server, node)['last_error'] is None
+        status, body = bs.http(server, 'DELETE',
+                               '/v1/nodes/%s/vmedia' % node, version='1.95')
+        assert status == 204, body
+        status, media = bs.http(server, 'GET', '/v1/nodes/%s/vmedia' % node,
+                                version='1.95')
+        assert not any(m['inserted'] for m in media), media
+    finally:
+        files.shutdown()
+        files.server_close()

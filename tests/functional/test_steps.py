@@ -280,6 +280,9 @@ def test_deploy_template_through_a_trait(bm, node):
     try:
         _available(bm, node)
         bm('node', 'add', 'trait', node['uuid'], 'CUSTOM_STEPS_TEST')
+        # the template applies through the instance's traits (Nova's)
+        bm('node', 'set', node['uuid'], '--instance-info',
+           'traits=["CUSTOM_STEPS_TEST"]')
         bm('node', 'deploy', node['uuid'])
         got = bm.wait(node['uuid'], 'active')
         assert ran(node, 'deploy') == [

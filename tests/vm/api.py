@@ -93,10 +93,12 @@ def provision(server, ident, target, **body) -> None:
 
 def wait_state(server, ident, states, timeout: float,
                bad=('clean failed', 'deploy failed', 'rescue failed',
-                    'inspect failed', 'error')) -> dict:
+                    'inspect failed', 'error'),
+               phases: dict | None = None) -> dict:
     """Wait until the node's provision_state is one of ``states`` (a
     stable one once no target is pending); fail at once in a ``bad``
-    state."""
+    state.  ``phases``: filled with the time each (state, deploy step)
+    was first seen."""
     if isinstance(states, str):
         states = (states,)
     deadline = time.monotonic() + timeout * bed.timeout_factor()
@@ -104,6 +106,9 @@ def wait_state(server, ident, states, timeout: float,
     while time.monotonic() < deadline:
         n = node(server, ident)
         st = n['provision_state']
+        if phases is not None:
+            key = (st, (n.get('deploy_step') or {}).get('step'))
+            phases.setdefault(key, time.monotonic())
         if st in states and (st not in STABLE or
                              not n.get('target_provision_state')):
             return n

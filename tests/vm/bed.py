@@ -276,6 +276,12 @@ class Machine:
         except OSError:
             return ''
 
+    def clear_serial(self) -> None:
+        """Forget what the console said so far (libvirt also starts the
+        file afresh at each power on)."""
+        with open(self.serial, 'w'):
+            pass
+
     def wait_serial(self, text: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout * timeout_factor()
         while text not in self.serial_log():

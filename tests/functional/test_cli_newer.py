@@ -1,0 +1,138 @@
+"""python-ironicclient's ``baremetal`` CLI over the commands of API 1.62
+to 1.95 (runbooks, service, unhold, firmware, inventory, history, shards,
+children, disable_power_off) against a real baremetal-server."""
+
+import json
+import urllib.request
+
+import pytest
+
+from tests.functional import cli
+
+INVENTORY = {
+    'interfaces': [{'name': 'eth0', 'mac_address': '52:54:00:dd:00:01'}],
+    'cpu': {'count': 8, 'architecture': 'x86_64'},
+    'memory': {'physical_mb': 16384},
+    'disks': [{'name': '/dev/vda', 'size': 40 * 1024 ** 3}],
+}
+APPLY = [{'interface': 'bios', 'step': 'apply_configuration',
+          'args': {'settings': [{'name': 'BootMode', 'value': 'Uefi'}]}}]
+
+
+@pytest.fixture(scope='module')
+def bm(server):
+    return cli.CLI(server.endpoint, version='1.95')
+
+
+def _bios(bm, node):
+    return {s['name']: s['value']
+            for s in bm('node', 'bios', 'setting', 'list', node, '-f',
+                        'json')}
+
+
+def test_firmware_hold_unhold_service_and_power_off(bm):
+    n = bm('node', 'create', '--driver', 'fake-hardware', '--name',
+           'cli-new-1', '--firmware-interface', 'fake', '-f', 'json')
+    assert n['firmware_interface'] == 'fake'
+    bm('node', 'manage', n['uuid'], '--wait', '30')
+    comps = {c['component']: c for c in bm(
+        'node', 'firmware', 'list', n['uuid'], '-f', 'json')}
+    assert comps['bmc']['initial_version'] == '1.0.0'
+    # manual cleaning: a firmware update, a hold, then BIOS settings
+    steps = [{'interface': 'firmware', 'step': 'update', 'args': {
+                 'settings': [{'component': 'bmc',
+                               'url': 'http://127.0.0.1/bmc-3.0.bin'}]}},
+             {'interface': 'deploy', 'step': 'hold'}] + APPLY
+    bm('node', 'clean', n['uuid'], '--clean-steps', json.dumps(steps))
+    bm.wait_state(n['uuid'], 'clean hold')
+    assert _bios(bm, n['uuid']) == {}
+    bm('node', 'unhold', n['uuid'])
+    bm.wait(n['uuid'], 'manageable')
+    assert _bios(bm, n['uuid']) == {'BootMode': 'Uefi'}
+    comps = {c['component']: c for c in bm(
+        'node', 'firmware', 'list', n['uuid'], '-f', 'json')}
+    assert comps['bmc']['current_version'] == 'bmc-3.0.bin'
+    assert comps['bmc']['last_version_flashed'] == 'bmc-3.0.bin'
+    # servicing the deployed node
+    bm('node', 'provide', n['uuid'], '--wait', '30')
+    bm('node', 'deploy', n['uuid'], '--wait', '30')
+    bm('node', 'service', n['uuid'], '--service-steps', json.dumps(
+        [{'interface': 'bios', 'step': 'factory_reset'}]))
+    node = bm.wait(n['uuid'], 'active')
+    assert node['last_error'] is None and _bios(bm, n['uuid']) == {}
+    err = bm('node', 'service', n['uuid'], '--service-steps', json.dumps(
+        [{'interface': 'bios', 'step': 'no_such_step'}]), ok=False)
+    assert 'no_such_step' in err
+    # disable_power_off
+    bm('node', 'set', n['uuid'], '--disable-power-off')
+    assert bm('node', 'show', n['uuid'], '-f', 'json')['disable_power_off']
+    err = bm('node', 'power', 'off', n['uuid'], ok=False)
+    assert 'disable_power_off' in err
+    bm('node', 'set', n['uuid'], '--enable-power-off')
+    bm('node', 'power', 'off', n['uuid'])
+
+
+def test_runbooks(bm):
+    rb = bm('runbook', 'create', '--name', 'CUSTOM_CLI_RB', '--steps',
+            json.dumps([dict(APPLY[0], order=0)]), '--extra', 'team=ops',
+            '-f', 'json')
+    assert rb['name'] == 'CUSTOM_CLI_RB' and rb['extra'] == {'team': 'ops'}
+    assert [r['name'] for r in bm('runbook', 'list', '-f', 'json')] == \
+        ['CUSTOM_CLI_RB']
+    bm('runbook', 'set', rb['uuid'], '--extra', 'site=a')
+    bm('runbook', 'unset', rb['uuid'], '--extra', 'team')
+    assert bm('runbook', 'show', 'CUSTOM_CLI_RB', '-f', 'json')[
+        'extra'] == {'site': 'a'}
+    n = bm('node', 'create', '--driver', 'fake-hardware', '-f', 'json')
+    bm('node', 'manage', n['uuid'], '--wait', '30')
+    err = bm('node', 'clean', n['uuid'], '--runbook', 'CUSTOM_CLI_RB',
+             ok=False)
+    assert 'trait' in err
+    bm('node', 'add', 'trait', n['uuid'], 'CUSTOM_CLI_RB')
+    bm('node', 'clean', n['uuid'], '--runbook', 'CUSTOM_CLI_RB')
+    bm.wait(n['uuid'], 'manageable')
+    assert _bios(bm, n['uuid']) == {'BootMode': 'Uefi'}
+    bm('runbook', 'delete', rb['uuid'])
+    assert bm('runbook', 'list', '-f', 'json') == []
+
+
+def test_inventory_history_shards_children(bm, server, tmp_path):
+    parent = bm('node', 'create', '--driver', 'fake-hardware', '--name',
+                'cli-parent', '--shard', 'rack-9', '-f', 'json')
+    child = bm('node', 'create', '--driver', 'fake-hardware', '--name',
+               'cli-child', '--parent-node', parent['uuid'], '-f', 'json')
+    assert bm('node', 'children', 'list', parent['uuid'], '-f',
+              'json') == {'children': [child['uuid']]}
+    shards = {s['name']: s['count']
+              for s in bm('shard', 'list', '-f', 'json')}
+    assert shards['rack-9'] == 1
+    # in-band inspection: the agent's inventory, then `inventory save`
+    bm('node', 'set', parent['uuid'], '--inspect-interface', 'agent')
+    bm('port', 'create', '52:54:00:dd:00:01', '--node', parent['uuid'])
+    bm('node', 'manage', parent['uuid'], '--wait', '30')
+    bm('node', 'inspect', parent['uuid'])
+    bm.wait_state(parent['uuid'], 'inspect wait')
+    req = urllib.request.Request(
+        server.endpoint + '/v1/continue_inspection',
+        data=json.dumps({'inventory': INVENTORY}).encode(),
+        headers={'Content-Type': 'application/json',
+                 'X-OpenStack-Ironic-API-Version': '1.84'}, method='POST')
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.status == 202
+    bm.wait(parent['uuid'], 'manageable')
+    out = tmp_path / 'inv.json'
+    bm('node', 'inventory', 'save', parent['uuid'], '--file', str(out))
+    assert json.loads(out.read_text())['inventory'] == INVENTORY
+    # history: a failed clean step is recorded
+    err = bm('node', 'service', parent['uuid'], '--service-steps',
+             json.dumps(APPLY), ok=False)
+    assert 'can not be performed' in err       # not active
+    bm('node', 'clean', parent['uuid'], '--clean-steps', json.dumps(
+        [{'interface': 'bios', 'step': 'apply_configuration',
+          'args': {'settings': 'not a list'}}]))
+    bm.wait_state(parent['uuid'], 'clean failed')
+    events = bm('node', 'history', 'list', parent['uuid'], '-f', 'json')
+    assert events, 'no history event recorded for the failed cleaning'
+    one = bm('node', 'history', 'get', parent['uuid'], events[-1]['uuid'],
+             '-f', 'json')
+    assert 'apply_configuration' in one['event']
