@@ -50,12 +50,21 @@ def allocate(allocation_uuid: str) -> dict:
                    allocation=allocation_uuid)
     for node in _candidates(alloc):
         with db.writer() as conn:
+            values = {'instance_uuid': alloc['uuid'],
+                      'allocation_id': alloc['id'],
+                      'updated_at': db.utcnow()}
+            if alloc.get('traits'):
+                # as Ironic: the requested traits go to instance_info,
+                # where deployment looks for the deploy templates to run
+                info = conn.execute(sa.select(N.c.instance_info).where(
+                    N.c.id == node['id'])).scalar()
+                values['instance_info'] = dict(info or {},
+                                               traits=alloc['traits'])
             claimed = conn.execute(N.update().where(
                 N.c.id == node['id'], N.c.instance_uuid.is_(None),
                 N.c.allocation_id.is_(None), N.c.reservation.is_(None),
                 N.c.provision_state == states.AVAILABLE).values(
-                    instance_uuid=alloc['uuid'], allocation_id=alloc['id'],
-                    updated_at=db.utcnow())).rowcount
+                    **values)).rowcount
             if claimed:
                 conn.execute(A.update().where(A.c.id == alloc['id']).values(
                     node_id=node['id'], state='active', last_error=None,

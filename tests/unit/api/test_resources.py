@@ -113,6 +113,8 @@ def test_allocation_picks_a_matching_node(api):
     node = api.node(b['uuid'])
     assert node['allocation_uuid'] == alloc['uuid']
     assert node['instance_uuid'] == alloc['uuid']
+    # the requested traits go to instance_info (deploy templates)
+    assert node['instance_info'] == {'traits': ['CUSTOM_GPU']}
     status, body, _ = api.request('GET', '/v1/nodes/%s/allocation'
                                   % b['uuid'])
     assert body['uuid'] == alloc['uuid']
@@ -153,6 +155,12 @@ def test_allocation_gates_and_patch(api):
     status, body, _ = api.request('POST', '/v1/allocations', {
         'node': n['uuid']})
     assert status == 201 and body['node_uuid'] == n['uuid']
+    # no traits asked for: instance_info is left alone
+    m = api.make_available(resource_class='plain')
+    status, alloc, _ = api.request('POST', '/v1/allocations',
+                                   {'resource_class': 'plain'})
+    assert _wait_allocation(api, alloc['uuid'])['node_uuid'] == m['uuid']
+    assert api.node(m['uuid'])['instance_info'] == {}
 
 
 def test_deploy_templates_crud(api):
