@@ -116,15 +116,23 @@ def poll_async_steps(conductor) -> None:
 
 
 def sync_power_states(conductor) -> None:
-    """Record every (non-maintenance) node's actual power state."""
+    """Record every (non-maintenance) node's actual power state.
+
+    Left out, as the retirement spec asks: retired nodes at rest in
+    ``manageable``, whose BMCs may be unplugged any day; an operator's
+    power request still reaches them, and a retired node that still
+    serves an instance or is being cleaned keeps being watched."""
     conf = conductor.conf.conductor
     cols = ('id', 'uuid', 'driver', 'conductor_group', 'provision_state',
             'reservation', 'maintenance')
+    n = db.NODES.c
     with db.reader() as conn:
         rows = [dict(r) for r in conn.execute(
-            sa.select(*[db.NODES.c[c] for c in cols]).where(
-                db.NODES.c.maintenance.is_(False),
-                db.NODES.c.reservation.is_(None))).mappings()]
+            sa.select(*[n[c] for c in cols]).where(
+                n.maintenance.is_(False), n.reservation.is_(None),
+                sa.or_(n.retired.is_not(True),
+                       n.provision_state != states.MANAGEABLE))
+        ).mappings()]
     mine = [r for r in _mine(conductor, rows)
             if r['provision_state'] not in (states.ENROLL,)]
 

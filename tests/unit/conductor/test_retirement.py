@@ -63,3 +63,36 @@ def test_fields_hidden_and_patch_406_before_1_61(api):
     status, _, _ = api.request('GET', '/v1/nodes?retired=true',
                                version='1.60')
     assert status == 406
+
+
+def test_power_sync_leaves_retired_nodes_at_rest_alone(api, monkeypatch):
+    """The retirement spec's "exclude retired nodes from periodic tasks":
+    a retired node resting in manageable is not polled for its power
+    state; a retired node with an instance and any unretired one are."""
+    from baremetal.conductor import periodics
+    from baremetal.drivers.modules import fake
+
+    resting = api.create_node()['uuid']
+    api.provision(resting, 'manage')
+    api.wait_for(resting, 'manageable')
+    plain = api.create_node()['uuid']
+    api.provision(plain, 'manage')
+    api.wait_for(plain, 'manageable')
+    serving = api.make_available()['uuid']
+    api.provision(serving, 'active')
+    api.wait_for(serving, 'active')
+    for uuid in (resting, serving):
+        status, body, _ = api.request('PATCH', '/v1/nodes/%s' % uuid,
+                                      RETIRE)
+        assert status == 200, body
+    read = []
+    real = fake.FakePower.get_power_state
+    monkeypatch.setattr(
+        fake.FakePower, 'get_power_state',
+        lambda self, task: read.append(task.node.uuid) or real(self, task))
+    periodics.sync_power_states(api.conductor)
+    assert sorted(read) == sorted([plain, serving])
+    # the operator's own power request still works on the resting node
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/power' % resting, {'target': 'power on'})
+    assert status == 202, body
