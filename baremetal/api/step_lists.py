@@ -70,6 +70,14 @@ class StepTable:
                 dict(s, **{self.fk: parent_id}, created_at=db.utcnow())
                 for s in steps])
 
+    def update(self, parent_id: int, values: dict,
+               steps: list[dict] | None) -> None:
+        """A PATCH's writes: the list's own fields, then its steps."""
+        if values:
+            db.update(self.parent, parent_id, values)
+        if steps is not None:
+            self.save(parent_id, steps)
+
     def delete(self, parent_id: int) -> None:
         with db.writer() as conn:
             conn.execute(self.table.delete().where(

@@ -54,6 +54,22 @@ def _settled(server, node, timeout):
                    timeout, 'a settled node')
 
 
+def _manage_then_turn_bad(server, node, proxy, mode, timeout):
+    """Manage the node through a passing proxy, turn the proxy to
+    ``mode`` and ask for power on: the settled node and the seconds the
+    request took to fail."""
+    _provision(server, node, 'manage')
+    got = _settled(server, node, timeout=30)
+    assert got['provision_state'] == 'manageable', got['last_error']
+    proxy.mode = mode
+    started = time.monotonic()
+    status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
+                           % node, {'target': 'power on'})
+    assert status == 202, body
+    got = _settled(server, node, timeout=timeout)
+    return got, time.monotonic() - started
+
+
 def _still_serving(server):
     """Another node goes through manage at once: no worker is held."""
     t = time.monotonic()
@@ -112,17 +128,8 @@ def test_redfish_bmc_turning_bad_fails_power_then_maintenance(
     proxy = hostile.TCPFault('pass', ('127.0.0.1', redfish_bmc.port))
     try:
         node = _redfish_node(server, proxy.url)
-        _provision(server, node, 'manage')
-        got = _settled(server, node, timeout=30)
-        assert got['provision_state'] == 'manageable', got['last_error']
-
-        proxy.mode = mode
-        started = time.monotonic()
-        status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
-                               % node, {'target': 'power on'})
-        assert status == 202, body
-        got = _settled(server, node, timeout=30)
-        assert time.monotonic() - started < REDFISH_TIMEOUT * 3 + 10
+        got, took = _manage_then_turn_bad(server, node, proxy, mode, 30)
+        assert took < REDFISH_TIMEOUT * 3 + 10
         assert got['last_error'] and proxy.url in got['last_error'], got
         assert got['provision_state'] == 'manageable'
 
@@ -177,17 +184,8 @@ def test_ipmi_bmc_turning_bad_fails_power_then_maintenance(
     try:
         node = bs.create(server, driver='ipmi', driver_info=bmc.driver_info(
             ipmi_port=proxy.port))['uuid']
-        _provision(server, node, 'manage')
-        got = _settled(server, node, timeout=30)
-        assert got['provision_state'] == 'manageable', got['last_error']
-
-        proxy.mode = mode
-        started = time.monotonic()
-        status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/power'
-                               % node, {'target': 'power on'})
-        assert status == 202, body
-        got = _settled(server, node, timeout=40)
-        assert time.monotonic() - started < IPMI_TIMEOUT * 4 + 10
+        got, took = _manage_then_turn_bad(server, node, proxy, mode, 40)
+        assert took < IPMI_TIMEOUT * 4 + 10
         assert 'does not answer' in got['last_error'], got['last_error']
         got = bs.wait(server, node, lambda x: x['maintenance'],
                       timeout=60, what='maintenance')

@@ -75,10 +75,7 @@ def patch_template(req, template):
     steps = STEPS.check_steps(changes['steps'], 'deploy',
                               require_priority=True) \
         if 'steps' in changes else None
-    if values:
-        db.update(DT, row['id'], values)
-    if steps is not None:
-        STEPS.save(row['id'], steps)
+    STEPS.update(row['id'], values, steps)
     row = RES.get_row(req, row['uuid'])
     return RES.render(req, [row], RES.visible(req.version))[0]
 

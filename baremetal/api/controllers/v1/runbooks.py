@@ -110,10 +110,7 @@ def patch_runbook(req, runbook):
     _check_public_owner(dict(row, **values))
     steps = STEPS.check_steps(changes['steps'], 'clean', ordered=True) \
         if 'steps' in changes else None
-    if values:
-        db.update(RB, row['id'], values)
-    if steps is not None:
-        STEPS.save(row['id'], steps)
+    STEPS.update(row['id'], values, steps)
     row = RES.get_row(req, row['uuid'])
     return RES.render(req, [row], RES.visible(req.version))[0]
 
