@@ -17,6 +17,7 @@ alone.
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -291,9 +292,29 @@ class Machine:
                                                self.serial_log()[-3000:]))
             time.sleep(0.5)
 
+    def _kill_qemu(self, pid: int | None) -> None:
+        """Stop this machine's QEMU by its PID, when libvirt cannot (its
+        daemon gone): only the process whose command line names it."""
+        if pid is None:
+            return
+        try:
+            with open('/proc/%d/cmdline' % pid, 'rb') as f:
+                argv = f.read().split(b'\0')
+        except OSError:
+            return
+        if b'guest=%s,' % self.name.encode() not in b' '.join(argv) + b',':
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
     def destroy(self) -> None:
         import libvirt
-        conn = _conn()
+        pid = self.qemu_pid()
+        try:
+            conn = _conn()
+        except libvirt.libvirtError:
+            self._kill_qemu(pid)
+            raise
         try:
             with contextlib.suppress(libvirt.libvirtError):
                 dom = conn.lookupByUUIDString(self.uuid)
