@@ -4,6 +4,7 @@ the API shows and what the agent is told of a node."""
 import functools
 from collections.abc import Mapping
 
+from oslo_utils import secretutils
 from oslo_utils import strutils
 
 MASK = '******'
@@ -53,3 +54,25 @@ def mask_secrets(info: dict | None, configdrive: bool = False) -> dict:
     if configdrive and 'configdrive' in out:
         out['configdrive'] = MASK
     return out
+
+
+_CRYPT_SCHEMES = {'sha256': 'SHA-256', 'sha512': 'SHA-512'}
+
+
+def crypt_password(password: str, algorithm: str) -> str:
+    """``password`` as crypt(3) hashes it for /etc/shadow, with a fresh
+    salt: what the agent's rescue user gets, so the plain password never
+    reaches the machine."""
+    return secretutils.crypt_password(
+        password, secretutils.crypt_mksalt(_CRYPT_SCHEMES[algorithm]))
+
+
+# where a node keeps its rescue password while rescued: as given (for
+# rescue interfaces that need it) and hashed (what the agent is sent);
+# both masked in the API, both gone at unrescue
+RESCUE_PASSWORD_KEYS = ('rescue_password', 'hashed_rescue_password')
+
+
+def forget_rescue_password(node) -> None:
+    for key in RESCUE_PASSWORD_KEYS:
+        (node.instance_info or {}).pop(key, None)

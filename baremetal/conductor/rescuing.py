@@ -3,6 +3,7 @@ run one driver call and finish)."""
 
 from oslo_log import log
 
+from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.conductor import bios
 from baremetal.conductor import firmware
@@ -28,12 +29,16 @@ def _one_call(task, call, what: str, wait_ok: bool = False) -> None:
 
 
 def rescue(task, rescue_password: str, hashed: bool = False) -> None:
-    task.node.instance_info['rescue_password'] = rescue_password
+    info = task.node.instance_info
+    info['rescue_password'] = rescue_password
+    info['hashed_rescue_password'] = secrets.crypt_password(
+        rescue_password,
+        task.conductor.conf.conductor.rescue_password_hash_algorithm)
     _one_call(task, task.driver.rescue.rescue, 'Rescue', wait_ok=True)
 
 
 def unrescue(task) -> None:
-    task.node.instance_info.pop('rescue_password', None)
+    secrets.forget_rescue_password(task.node)
     _one_call(task, task.driver.rescue.unrescue, 'Unrescue')
 
 

@@ -48,6 +48,11 @@ opts = [
     cfg.IntOpt('rescue_callback_timeout', default=1800, min=0,
                help='Seconds a node may stay in "rescue wait". '
                     '0 disables.'),
+    cfg.StrOpt('rescue_password_hash_algorithm', default='sha256',
+               choices=['sha256', 'sha512'],
+               help='The crypt(3) scheme the rescue password is hashed '
+                    'with before it is sent to the agent: the plain '
+                    'password never leaves the conductor.'),
     cfg.IntOpt('workers_pool_size', default=100, min=3,
                help='Threads running long node work (steps, power '
                     'actions). A tenth (at least 2) is kept back for '

@@ -14,6 +14,8 @@ import time
 import urllib.error
 import urllib.request
 
+from oslo_utils import secretutils
+
 from tests import agent_double
 from tests.functional import processes
 
@@ -121,7 +123,11 @@ def test_no_secret_in_any_response_or_log_line(tmp_path):
         # the rescue password really went to the agent
         finalize = [c for c in agent.received
                     if c['name'] == 'rescue.finalize_rescue']
-        assert finalize[0]['params']['rescue_password'] == RESCUE_PASSWORD
+        sent = finalize[0]['params']
+        assert sent['hashed'] is True and RESCUE_PASSWORD not in repr(sent)
+        assert secretutils.crypt_password(
+            RESCUE_PASSWORD, sent['rescue_password']) == \
+            sent['rescue_password']
         api.ok('PUT', '/v1/nodes/%s/states/provision' % node,
                {'target': 'unrescue'})
         api.wait(node, 'active')

@@ -211,3 +211,39 @@ def test_ipmi_ipxe_direct_deploy_boots_the_written_image(
     assert n['last_error'] is None
     b.machine.wait_serial(image.MARKER, 120)
     b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % instance, 60)
+
+
+RESCUE_PASSWORD = 'vm-Rescue-2f8c1d'
+
+
+@pytest.mark.server_conf(**{'conductor.automated_clean': False})
+def test_rescue_hands_the_machine_to_the_tenant_and_unrescue_boots_it(
+        redfish_bed, image_server):
+    """Rescue with the ``agent`` rescue interface: the ramdisk boots, the
+    agent takes the hashed password and stops, the ramdisk's rescue user
+    is made with it; unrescue boots the instance from its disk again."""
+    b = redfish_bed
+    uuid = _available(b)
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/rescue_interface', 'value': 'agent'},
+        {'op': 'add', 'path': '/instance_info',
+         'value': _instance_info(image_server)}])
+    api.provision(b.server, uuid, 'active')
+    api.wait_state(b.server, uuid, 'active', 600)
+    b.machine.wait_serial(image.MARKER, 120)
+    b.machine.clear_serial()
+    api.provision(b.server, uuid, 'rescue', rescue_password=RESCUE_PASSWORD)
+    n = api.wait_state(b.server, uuid, 'rescue', 600)
+    assert n['last_error'] is None
+    # the agent wrote the hash it was sent and gave way to the rescue user
+    b.machine.wait_serial('ipa-rescue: user rescue ready (P)', 120)
+    assert api.vmedia(b.bmc)['Inserted'] is False
+    for where in (b.machine.serial_log(), b.server.log(tail=None)):
+        assert RESCUE_PASSWORD not in where
+    b.machine.clear_serial()
+    api.provision(b.server, uuid, 'unrescue')
+    n = api.wait_state(b.server, uuid, 'active', 300)
+    assert n['last_error'] is None
+    assert not {'rescue_password', 'hashed_rescue_password'} & set(
+        n['instance_info'])
+    b.machine.wait_serial(image.MARKER, 120)    # the instance again

@@ -8,6 +8,7 @@ import urllib.request
 
 import pycdlib
 import pytest
+from oslo_utils import secretutils
 
 from tests import agent_double
 from tests import harness
@@ -193,10 +194,16 @@ def test_agent_rescue_hands_the_password_to_the_agent(api, agent):
     _boot_agent(api, agent, uuid)
     node = api.wait_for(uuid, 'rescue')
     assert agent.names() == ['rescue.finalize_rescue']
-    assert agent.received[0]['params']['rescue_password'] == \
-        's3cret-rescue'
+    # the agent gets a crypt(3) SHA-256 hash of the password, never the
+    # password itself
+    params = agent.received[0]['params']
+    assert params['hashed'] is True
+    sent = params['rescue_password']
+    assert sent.startswith('$5$') and 's3cret-rescue' not in sent
+    assert secretutils.crypt_password('s3cret-rescue', sent) == sent
     assert 's3cret-rescue' not in repr(node)
     api.provision(uuid, 'unrescue')
     node = api.wait_for(uuid, 'active')
     assert node['power_state'] == 'power on'
     assert 'rescue_password' not in node['instance_info']
+    assert 'hashed_rescue_password' not in node['instance_info']

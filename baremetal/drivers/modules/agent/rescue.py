@@ -2,9 +2,10 @@
 the tenant logs into with the rescue password.
 
 ``rescue`` boots the ramdisk (``rescue wait``); at the agent's first
-heartbeat the conductor sends it the password (``rescue.finalize_rescue``)
-and the node is ``rescue``: the agent sets the password, stops
-heartbeating and locks its API.  ``unrescue`` powers off, makes the node
+heartbeat the conductor sends it the password, crypt(3)-hashed
+(``rescue.finalize_rescue`` with ``hashed``), and the node is
+``rescue``: the agent writes the hash for the ramdisk's rescue user and
+stops, closing its API.  ``unrescue`` powers off, makes the node
 boot its disk again and powers on.
 """
 
@@ -12,6 +13,7 @@ from oslo_log import log
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.agent import client as agent_client
@@ -43,12 +45,18 @@ class AgentRescue(base.RescueInterface):
     def finalize_rescue(self, task) -> None:
         """The rescue ramdisk heartbeated: hand it the password."""
         node = task.node
-        password = (node.instance_info or {}).get('rescue_password')
+        info = node.instance_info or {}
+        hashed = info.get('hashed_rescue_password')
+        if not hashed and info.get('rescue_password'):
+            # put into rescue before passwords were hashed
+            hashed = secrets.crypt_password(
+                info['rescue_password'],
+                task.conductor.conf.conductor.rescue_password_hash_algorithm)
         task.process_event('resume')
         try:
             agent_client.Client(node, task.conductor.conf).run_sync(
                 'rescue.finalize_rescue',
-                {'rescue_password': password, 'hashed': False})
+                {'rescue_password': hashed, 'hashed': True})
         except Exception as e:
             node.last_error = ('Rescue of node %s failed: the agent did not '
                                'take the rescue password: %s'
@@ -71,4 +79,4 @@ class AgentRescue(base.RescueInterface):
     def clean_up(self, task):
         task.driver.boot.clean_up_ramdisk(task)
         agent_tokens.wipe(task.node)
-        (task.node.instance_info or {}).pop('rescue_password', None)
+        secrets.forget_rescue_password(task.node)
