@@ -217,9 +217,10 @@ RESCUE_PASSWORD = 'vm-Rescue-2f8c1d'
 
 
 @pytest.mark.server_conf(**{'conductor.automated_clean': False})
-def test_rescue_hands_the_machine_to_the_tenant_and_unrescue_boots_it(
-        redfish_bed, image_server):
-    """Rescue with the ``agent`` rescue interface: the ramdisk boots, the
+def test_rebuild_rescue_and_unrescue_on_the_machine(redfish_bed,
+                                                    image_server):
+    """Nova's rebuild writes the image again with a new config drive;
+    rescue with the ``agent`` rescue interface boots the ramdisk, the
     agent takes the hashed password and stops, the ramdisk's rescue user
     is made with it; unrescue boots the instance from its disk again."""
     b = redfish_bed
@@ -228,9 +229,19 @@ def test_rescue_hands_the_machine_to_the_tenant_and_unrescue_boots_it(
         {'op': 'add', 'path': '/rescue_interface', 'value': 'agent'},
         {'op': 'add', 'path': '/instance_info',
          'value': _instance_info(image_server)}])
-    api.provision(b.server, uuid, 'active')
+    first, second = str(uuidlib.uuid4()), str(uuidlib.uuid4())
+    api.provision(b.server, uuid, 'active',
+                  configdrive={'meta_data': {'uuid': first}})
     api.wait_state(b.server, uuid, 'active', 600)
-    b.machine.wait_serial(image.MARKER, 120)
+    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % first, 120)
+    # rebuild: the disk written again, with the new config drive
+    b.machine.clear_serial()
+    api.provision(b.server, uuid, 'rebuild',
+                  configdrive={'meta_data': {'uuid': second}})
+    n = api.wait_state(b.server, uuid, 'active', 600)
+    assert n['last_error'] is None
+    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % second, 120)
+    # rescue
     b.machine.clear_serial()
     api.provision(b.server, uuid, 'rescue', rescue_password=RESCUE_PASSWORD)
     n = api.wait_state(b.server, uuid, 'rescue', 600)
@@ -246,4 +257,5 @@ def test_rescue_hands_the_machine_to_the_tenant_and_unrescue_boots_it(
     assert n['last_error'] is None
     assert not {'rescue_password', 'hashed_rescue_password'} & set(
         n['instance_info'])
-    b.machine.wait_serial(image.MARKER, 120)    # the instance again
+    # the instance again, as rebuilt
+    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % second, 120)
