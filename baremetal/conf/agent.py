@@ -21,6 +21,10 @@ opts = [
     cfg.BoolOpt('allow_md5_checksum', default=False,
                 help='Let agents verify images by MD5 (weak; only for '
                      'images published with nothing better).'),
+    cfg.StrOpt('certificates_path', default='$state_path/certificates',
+               help='Directory where the CA an agent sends with its '
+                    'heartbeat (agent_verify_ca) is kept, one file per '
+                    'node, for verifying that agent\'s TLS certificate.'),
     cfg.StrOpt('verify_ca', default='True',
                help='Verify an agent\'s TLS certificate when it did not '
                     'send its own CA (agent_verify_ca): "True" (system '

@@ -68,3 +68,22 @@ def test_an_agent_that_never_answers_is_given_up_on(agent, conf):
         '2 attempt(s)' in text, text
     assert agent.url in text and TOKEN not in text
     assert len(agent.requests) == 2
+
+
+def test_the_agents_ca_is_kept_per_node_under_certificates_path(
+        conf, tmp_path):
+    """An agent that sent its CA (agent_verify_ca) is verified against
+    it: the CA is written under [agent]certificates_path, rewritten when
+    the agent sends another, and nowhere else."""
+    conf.register_opt(cfg.StrOpt('state_path'))
+    conf.set_override('state_path', str(tmp_path))
+    node = types.SimpleNamespace(uuid='n-ca', driver_internal_info={
+        'agent_url': 'https://127.0.0.1:9', 'agent_verify_ca': 'PEM-1'})
+    path = client.Client(node, conf)._verify()
+    assert path == str(tmp_path / 'certificates' / 'n-ca.crt')
+    assert open(path).read() == 'PEM-1'
+    node.driver_internal_info['agent_verify_ca'] = 'PEM-2'
+    assert client.Client(node, conf)._verify() == path
+    assert open(path).read() == 'PEM-2'
+    del node.driver_internal_info['agent_verify_ca']
+    assert client.Client(node, conf)._verify() is True   # [agent]verify_ca

@@ -13,7 +13,6 @@ command's record, ``status`` re-reads it until it is no longer RUNNING.
 """
 
 import os
-import tempfile
 import threading
 
 import orjson
@@ -74,10 +73,11 @@ class Client:
 
     def _verify(self):
         if self.ca:
-            # requests wants a file; one per distinct CA, kept
-            path = os.path.join(tempfile.gettempdir(),
-                                'baremetal-agent-ca-%s.pem'
-                                % self.node.uuid)
+            # requests wants a file: one per node, rewritten when the
+            # agent sends another CA
+            where = os.path.expanduser(self.conf.agent.certificates_path)
+            os.makedirs(where, mode=0o700, exist_ok=True)
+            path = os.path.join(where, '%s.crt' % self.node.uuid)
             try:
                 with open(path) as f:
                     same = f.read() == self.ca
