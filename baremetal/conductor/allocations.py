@@ -52,14 +52,9 @@ def allocate(allocation_uuid: str) -> dict:
         with db.writer() as conn:
             values = {'instance_uuid': alloc['uuid'],
                       'allocation_id': alloc['id'],
-                      'updated_at': db.utcnow()}
-            if alloc.get('traits'):
-                # as Ironic: the requested traits go to instance_info,
-                # where deployment looks for the deploy templates to run
-                info = conn.execute(sa.select(N.c.instance_info).where(
-                    N.c.id == node['id'])).scalar()
-                values['instance_info'] = dict(info or {},
-                                               traits=alloc['traits'])
+                      'updated_at': db.utcnow(),
+                      'instance_info': _with_traits(conn, node['id'],
+                                                    alloc)}
             claimed = conn.execute(N.update().where(
                 N.c.id == node['id'], N.c.instance_uuid.is_(None),
                 N.c.allocation_id.is_(None), N.c.reservation.is_(None),
@@ -85,25 +80,57 @@ def allocate(allocation_uuid: str) -> dict:
                   allocation=allocation_uuid)
 
 
+def _with_traits(conn, node_id: int, alloc: dict) -> dict:
+    """The node's instance_info with the allocation's traits (an empty
+    list when it asked for none), as Ironic records them: deployment
+    picks the deploy templates from them."""
+    info = conn.execute(sa.select(N.c.instance_info).where(
+        N.c.id == node_id)).scalar()
+    return dict(info or {}, traits=list(alloc.get('traits') or []))
+
+
 def backfill(alloc: dict, node_id: int) -> None:
     """Record an allocation for a node that already has its workload
-    (API 1.58)."""
+    (API 1.58): as in Ironic, only an active node whose resource class,
+    traits and name match what the allocation asks for."""
     node = db.get_node(node_id, ('id', 'uuid', 'instance_uuid',
-                                 'allocation_id', 'provision_state'))
+                                 'allocation_id', 'provision_state',
+                                 'resource_class'))
     if node['allocation_id']:
         raise exception.InvalidState(
             reason='Node %s already has an allocation' % node['uuid'])
-    if node['provision_state'] not in (states.ACTIVE, states.AVAILABLE):
+    errors = []
+    if node['provision_state'] != states.ACTIVE:
+        errors.append('Node must be in the "active" state, but the '
+                      'current state is "%s"' % node['provision_state'])
+    if alloc.get('resource_class') and \
+            node['resource_class'] != alloc['resource_class']:
+        errors.append('Resource class %s does not match the requested '
+                      'resource class %s' % (node['resource_class'],
+                                             alloc['resource_class']))
+    missing = sorted(set(alloc.get('traits') or ()) - set(
+        db.traits_for_nodes([node['id']]).get(node['id'], [])))
+    if missing:
+        errors.append('The node lacks the requested traits %s'
+                      % ', '.join(missing))
+    if alloc.get('candidate_nodes') and \
+            node['uuid'] not in alloc['candidate_nodes']:
+        errors.append('Candidate nodes must be empty or contain the '
+                      'target node, but got %s'
+                      % ', '.join(alloc['candidate_nodes']))
+    if errors:
         raise exception.InvalidState(
-            reason='Node %s is "%s"; only active or available nodes can '
-                   'be backfilled' % (node['uuid'],
-                                      node['provision_state']))
-    values = {'allocation_id': alloc['id']}
-    if not node['instance_uuid']:
-        values['instance_uuid'] = alloc['uuid']
-    if not db.update(N, node['id'], values,
-                     (N.c.allocation_id.is_(None),
-                      N.c.reservation.is_(None))):
+            reason='Cannot backfill an allocation for node %s: %s'
+                   % (node['uuid'], '; '.join(errors)))
+    with db.writer() as conn:
+        values = {'allocation_id': alloc['id'], 'updated_at': db.utcnow(),
+                  'instance_info': _with_traits(conn, node['id'], alloc)}
+        if not node['instance_uuid']:
+            values['instance_uuid'] = alloc['uuid']
+        claimed = conn.execute(N.update().where(
+            N.c.id == node['id'], N.c.allocation_id.is_(None),
+            N.c.reservation.is_(None)).values(**values)).rowcount
+    if not claimed:
         raise exception.NodeLocked(node=node['uuid'], host='another task')
     db.update(A, alloc['id'], {'node_id': node['id'], 'state': 'active'})
 

@@ -148,19 +148,37 @@ def test_allocation_gates_and_patch(api):
                                   % alloc['uuid'], [
         {'op': 'replace', 'path': '/state', 'value': 'active'}])
     assert status == 400
-    n = api.make_available()
+    n = api.make_available(resource_class='rc')
     status, body, _ = api.request('POST', '/v1/allocations', {
         'node': n['uuid']}, version='1.57')
     assert status == 406
+    # backfilling, as Ironic: only an active node, matching what is asked
+    status, body, _ = api.request('POST', '/v1/allocations', {
+        'node': n['uuid']})
+    assert status == 409
+    assert 'must be in the "active" state' in harness.error_message(body)
+    api.provision(n['uuid'], 'active')
+    api.wait_for(n['uuid'], 'active')
+    for ask, words in (({'resource_class': 'other'}, 'Resource class rc'),
+                       ({'traits': ['CUSTOM_NOPE']}, 'CUSTOM_NOPE'),
+                       ({'candidate_nodes': [a['uuid'] for a in (
+                           api.create_node(),)]}, 'Candidate nodes')):
+        status, body, _ = api.request('POST', '/v1/allocations',
+                                      dict(ask, node=n['uuid']))
+        assert status == 409 and words in harness.error_message(body), body
+    status, body, _ = api.request('GET', '/v1/allocations')
+    assert [x['uuid'] for x in body['allocations']] == [alloc['uuid']]
     status, body, _ = api.request('POST', '/v1/allocations', {
         'node': n['uuid']})
     assert status == 201 and body['node_uuid'] == n['uuid']
-    # no traits asked for: instance_info is left alone
+    assert body['state'] == 'active'
+    assert api.node(n['uuid'])['instance_info']['traits'] == []
+    # no traits asked for: an empty list of them, as Ironic records
     m = api.make_available(resource_class='plain')
     status, alloc, _ = api.request('POST', '/v1/allocations',
                                    {'resource_class': 'plain'})
     assert _wait_allocation(api, alloc['uuid'])['node_uuid'] == m['uuid']
-    assert api.node(m['uuid'])['instance_info'] == {}
+    assert api.node(m['uuid'])['instance_info'] == {'traits': []}
 
 
 def test_deploy_templates_crud(api):
