@@ -92,7 +92,7 @@ def _with_traits(conn, node_id: int, alloc: dict) -> dict:
 def backfill(alloc: dict, node_id: int) -> None:
     """Record an allocation for a node that already has its workload
     (API 1.58): as in Ironic, only an active node whose resource class,
-    traits and name match what the allocation asks for."""
+    traits and candidate list match what the allocation asks for."""
     node = db.get_node(node_id, ('id', 'uuid', 'instance_uuid',
                                  'allocation_id', 'provision_state',
                                  'resource_class'))
