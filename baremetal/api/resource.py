@@ -105,10 +105,15 @@ class Resource:
         return self.render(req, [row], fields or visible,
                            detail=fields is None)[0]
 
+    def view(self, req, row: dict) -> dict:
+        """One row as the API shows it at the request's version, every
+        visible field (what a create or a PATCH answers)."""
+        return self.render(req, [row], self.visible(req.version))[0]
+
     def created(self, req, row: dict) -> dict:
         req.response_headers['Location'] = req.link(self.name,
                                                     row['uuid'])['href']
-        return self.render(req, [row], self.visible(req.version))[0]
+        return self.view(req, row)
 
     def check_body(self, req, body: dict, allowed: set) -> None:
         unknown = set(body) - allowed
@@ -141,6 +146,15 @@ class Resource:
         row = db.get(self.table, ident, self.not_found,
                      **{self.not_found_key: ident})
         db.delete(self.table, row['id'])
+
+
+def extra_of(value) -> dict:
+    """An ``extra`` field as a request gives it: an object (null is an
+    empty one), or a 400."""
+    if value is not None and not isinstance(value, dict):
+        raise exception.InvalidParameterValue(
+            err='extra must be a JSON object')
+    return value or {}
 
 
 def node_uuid_map(rows: list[dict]) -> dict[int, str]:

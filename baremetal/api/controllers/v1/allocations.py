@@ -120,10 +120,7 @@ def _check_create(req, body: dict) -> dict:
         if not db.is_uuid_like(body['uuid']):
             raise exception.InvalidUUID(uuid=body['uuid'])
         values['uuid'] = body['uuid']
-    if body.get('extra') is not None and not isinstance(body['extra'],
-                                                        dict):
-        raise exception.InvalidParameterValue(err='extra must be an object')
-    values['extra'] = body.get('extra') or {}
+    values['extra'] = resource.extra_of(body.get('extra'))
     values['owner'] = body.get('owner')
     return values
 
@@ -176,15 +173,11 @@ def patch_allocation(req, ident):
             raise exception.InvalidName(name=name)
         values['name'] = name
     if 'extra' in changes:
-        if changes['extra'] is not None and \
-                not isinstance(changes['extra'], dict):
-            raise exception.InvalidParameterValue(
-                err='extra must be an object')
-        values['extra'] = changes['extra'] or {}
+        values['extra'] = resource.extra_of(changes['extra'])
     if values:
         db.update(A, row['id'], values)
         row = RES.get_row(req, row['uuid'])
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/allocations/{ident}', status=204,

@@ -27,11 +27,7 @@ def _check(values: dict) -> dict:
         raise exception.InvalidParameterValue(
             err='description must be a string of at most 255 characters')
     if 'extra' in values:
-        if values['extra'] is not None and \
-                not isinstance(values['extra'], dict):
-            raise exception.InvalidParameterValue(
-                err='extra must be a JSON object')
-        values['extra'] = values['extra'] or {}
+        values['extra'] = resource.extra_of(values['extra'])
     if 'uuid' in values and not db.is_uuid_like(values['uuid']):
         raise exception.InvalidUUID(uuid=values['uuid'])
     return values
@@ -76,7 +72,7 @@ def patch_chassis(req, chassis):
     if changes:
         db.update(C, row['id'], _check(changes))
         row = RES.get_row(req, row['uuid'])
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/chassis/{chassis}', status=204)

@@ -45,13 +45,11 @@ def create_template(req):
     STEPS.check_name(body.get('name'))
     steps = STEPS.check_steps(body.get('steps'), 'deploy',
                               require_priority=True)
-    if body.get('extra') is not None and not isinstance(body['extra'],
-                                                        dict):
-        raise exception.InvalidParameterValue(err='extra must be an object')
+    extra = resource.extra_of(body.get('extra'))
     if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
         raise exception.InvalidUUID(uuid=body['uuid'])
     row = db.create(DT, {'uuid': body.get('uuid'), 'name': body['name'],
-                         'extra': body.get('extra') or {}})
+                         'extra': extra})
     STEPS.save(row['id'], steps)
     return RES.created(req, row)
 
@@ -67,17 +65,13 @@ def patch_template(req, template):
         STEPS.check_name(changes['name'])
         values['name'] = changes['name']
     if 'extra' in changes:
-        if changes['extra'] is not None and \
-                not isinstance(changes['extra'], dict):
-            raise exception.InvalidParameterValue(
-                err='extra must be an object')
-        values['extra'] = changes['extra'] or {}
+        values['extra'] = resource.extra_of(changes['extra'])
     steps = STEPS.check_steps(changes['steps'], 'deploy',
                               require_priority=True) \
         if 'steps' in changes else None
     STEPS.update(row['id'], values, steps)
     row = RES.get_row(req, row['uuid'])
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/deploy_templates/{template}', status=204,

@@ -28,6 +28,12 @@ _VERB_ARGS = {
 _ALIASES = {'deploy': 'active', 'undeploy': 'deleted'}
 
 
+def _point_at_states(req, row: dict) -> None:
+    """An accepted state change answers with where to watch it."""
+    req.response_headers['Location'] = req.link('nodes', row['uuid'],
+                                                'states')['href']
+
+
 @route('GET', '/v1/nodes/{node}/states')
 def get_states(req, node):
     row = nodes.get_row(req, node)
@@ -60,8 +66,7 @@ def set_boot_mode(req, node):
             err='Invalid boot mode %r; valid: uefi, bios' % (target,))
     row = nodes.get_row(req, node)
     state.RPC.node_call(req.context, row, 'set_boot_mode', mode=target)
-    req.response_headers['Location'] = req.link('nodes', row['uuid'],
-                                                'states')['href']
+    _point_at_states(req, row)
     return None
 
 
@@ -76,8 +81,7 @@ def set_secure_boot(req, node):
     target = collection.parse_bool('target', body['target'])
     row = nodes.get_row(req, node)
     state.RPC.node_call(req.context, row, 'set_secure_boot', state=target)
-    req.response_headers['Location'] = req.link('nodes', row['uuid'],
-                                                'states')['href']
+    _point_at_states(req, row)
     return None
 
 
@@ -189,8 +193,7 @@ def set_provision_state(req, node):
     if verb == 'provide':
         retirement.check_providable(objects.Node(row))
     state.RPC.do_provisioning_action(req.context, row, verb, params)
-    req.response_headers['Location'] = req.link('nodes', row['uuid'],
-                                                'states')['href']
+    _point_at_states(req, row)
     return None
 
 
@@ -230,8 +233,7 @@ def set_power_state(req, node):
                    'until cleaning ends or fails'
             % (row['uuid'], row['provision_state']))
     state.RPC.change_node_power_state(req.context, row, target, timeout)
-    req.response_headers['Location'] = req.link('nodes', row['uuid'],
-                                                'states')['href']
+    _point_at_states(req, row)
     return None
 
 

@@ -146,7 +146,7 @@ def patch_portgroup(req, pg):
     if changes:
         db.update(PG, row['id'], _check(changes))
         row = RES.get_row(req, row['uuid'])
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/portgroups/{pg}', status=204,

@@ -108,11 +108,8 @@ def _check_values(req, values: dict, smartnic: bool = False) -> dict:
                 raise exception.InvalidParameterValue(
                     err='Expected a MAC address but received %r.' % (v,))
             out[k] = v.lower().replace('-', ':')
-        elif k in ('extra',):
-            if v is not None and not isinstance(v, dict):
-                raise exception.InvalidParameterValue(
-                    err='extra must be a JSON object')
-            out[k] = v or {}
+        elif k == 'extra':
+            out[k] = resource.extra_of(v)
         elif k == 'local_link_connection':
             if v is not None and not isinstance(v, dict):
                 raise exception.InvalidParameterValue(
@@ -260,7 +257,7 @@ def patch_port(req, port):
         values = _check_values(req, changes, bool(smartnic))
         db.update(P, row['id'], values)
         row = db.get(P, row['id'], exception.PortNotFound, port=port)
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/ports/{port}', status=204)

@@ -44,11 +44,7 @@ def _check_flags(values: dict, changes: dict) -> None:
                 err='owner must be a string of at most 255 characters')
         values['owner'] = changes['owner']
     if 'extra' in changes:
-        if changes['extra'] is not None and \
-                not isinstance(changes['extra'], dict):
-            raise exception.InvalidParameterValue(
-                err='extra must be an object')
-        values['extra'] = changes['extra'] or {}
+        values['extra'] = resource.extra_of(changes['extra'])
 
 
 def _check_public_owner(row: dict) -> None:
@@ -112,7 +108,7 @@ def patch_runbook(req, runbook):
         if 'steps' in changes else None
     STEPS.update(row['id'], values, steps)
     row = RES.get_row(req, row['uuid'])
-    return RES.render(req, [row], RES.visible(req.version))[0]
+    return RES.view(req, row)
 
 
 @route('DELETE', '/v1/runbooks/{runbook}', status=204,
