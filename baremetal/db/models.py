@@ -118,6 +118,7 @@ class Node(Base):
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
         sa.Index('nodes_shard_idx', 'shard'),
+        sa.Index('nodes_instance_name_idx', 'instance_name'),
         sa.Index('nodes_parent_node_idx', 'parent_node'),
         sa.Index('nodes_resource_class_idx', 'resource_class'),
         sa.Index('nodes_owner_idx', 'owner'),
@@ -165,6 +166,7 @@ class Node(Base):
     driver_internal_info = sa.Column(JSONText)
     instance_info = sa.Column(JSONText)
     instance_uuid = sa.Column(sa.String(36))
+    instance_name = sa.Column(sa.String(255))
     properties = sa.Column(JSONText)
     extra = sa.Column(JSONText)
     clean_step = sa.Column(JSONText)
@@ -190,6 +192,7 @@ class Node(Base):
     service_step = sa.Column(JSONText)
     disable_power_off = sa.Column(sa.Boolean, default=False,
                                   server_default=sa.false())
+    health = sa.Column(sa.String(32))
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -259,6 +262,7 @@ class Runbook(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
     name = sa.Column(sa.String(255), nullable=False)
+    description = sa.Column(sa.String(255))
     public = sa.Column(sa.Boolean, nullable=False, default=False,
                        server_default=sa.false())
     owner = sa.Column(sa.String(255))
@@ -283,6 +287,18 @@ class RunbookStep(Base):
     order = sa.Column(sa.Integer, nullable=False)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
+
+
+class RunbookTrait(Base):
+    """The traits a node needs for a runbook to apply to it (API
+    1.112)."""
+    __tablename__ = 'runbook_traits'
+    runbook_id = sa.Column(sa.Integer, sa.ForeignKey('runbooks.id'),
+                           primary_key=True, nullable=False)
+    trait = sa.Column(sa.String(255), primary_key=True, nullable=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+    __table_args__ = (sa.Index('runbook_traits_idx', 'trait'),)
 
 
 class NodeTrait(Base):
@@ -313,6 +329,10 @@ class Portgroup(Base):
     standalone_ports_supported = sa.Column(sa.Boolean, default=True)
     mode = sa.Column(sa.String(255))
     properties = sa.Column(JSONText)
+    physical_network = sa.Column(sa.String(64))
+    category = sa.Column(sa.String(80))
+    dynamic_portgroup = sa.Column(sa.Boolean, default=False,
+                                  server_default=sa.false())
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -338,6 +358,11 @@ class Port(Base):
     physical_network = sa.Column(sa.String(64))
     is_smartnic = sa.Column(sa.Boolean, default=False)
     name = sa.Column(sa.String(255))
+    description = sa.Column(sa.String(255))
+    vendor = sa.Column(sa.String(32))
+    category = sa.Column(sa.String(80))
+    available_for_dynamic_portgroup = sa.Column(
+        sa.Boolean, nullable=False, default=True, server_default=sa.true())
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -448,6 +473,30 @@ class DeployTemplateStep(Base):
     step = sa.Column(sa.String(255), nullable=False)
     args = sa.Column(JSONText, nullable=False)
     priority = sa.Column(sa.Integer, nullable=False)
+    created_at = sa.Column(sa.DateTime)
+    updated_at = sa.Column(sa.DateTime)
+
+
+class InspectionRule(Base):
+    """A rule applied to what inspection found (API 1.96)."""
+    __tablename__ = 'inspection_rules'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_inspection_rules0uuid'),
+        sa.Index('inspection_rule_scope_idx', 'scope'),
+        sa.Index('inspection_rule_phase_idx', 'phase'),
+    )
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    priority = sa.Column(sa.Integer, nullable=False, default=0,
+                         server_default='0')
+    description = sa.Column(sa.String(255))
+    scope = sa.Column(sa.String(255))
+    sensitive = sa.Column(sa.Boolean, nullable=False, default=False,
+                          server_default=sa.false())
+    phase = sa.Column(sa.String(16), nullable=False, default='main',
+                      server_default='main')
+    conditions = sa.Column(JSONText)
+    actions = sa.Column(JSONText, nullable=False)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
