@@ -19,6 +19,7 @@ from baremetal.api import auth
 from baremetal.api import errors
 from baremetal.api import routing
 from baremetal.api import request as api_request
+from baremetal.api import request_ids
 from baremetal.api import versions
 from baremetal.common import exception
 
@@ -177,4 +178,4 @@ def setup_app(conf, rpcapi):
     app = auth.wrap(_json_only(app), conf)
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
-    return app
+    return request_ids.RequestIds(app)

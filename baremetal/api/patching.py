@@ -19,7 +19,7 @@ NODE_READONLY = frozenset((
     'inspection_started_at', 'inspection_finished_at', 'raid_config',
     'target_raid_config', 'traits', 'conductor', 'allocation_uuid',
     'links', 'ports', 'portgroups', 'states', 'volume', 'fault',
-    'boot_mode', 'secure_boot', 'service_step'))
+    'boot_mode', 'secure_boot', 'service_step', 'health'))
 
 _DICT = ('driver_info', 'extra', 'instance_info', 'properties',
          'network_data', 'target_raid_config')
@@ -28,7 +28,10 @@ _BOOL = ('automated_clean', 'protected', 'maintenance', 'retired',
 _STR = {'name': 255, 'resource_class': 80, 'conductor_group': 255,
         'owner': 255, 'lessee': 255, 'description': 4096,
         'protected_reason': 65535, 'maintenance_reason': 65535,
-        'retired_reason': 65535, 'driver': 255, 'shard': 255}
+        'retired_reason': 65535, 'driver': 255, 'shard': 255,
+        'instance_name': 255}
+# null clears them; an empty string is refused (as Ironic's schema)
+_NOT_EMPTY = frozenset(('instance_name',))
 _GROUP_RE = re.compile(r'^[a-zA-Z0-9_\-\.]*$')
 
 
@@ -50,8 +53,33 @@ def parse(body: Any) -> list[dict]:
     return body
 
 
-def _root(path: str) -> str:
-    return path.lstrip('/').split('/', 1)[0]
+# a "~" in a JSON pointer starts an escape: "~0" is "~", "~1" is "/"
+_ESCAPE_RE = re.compile(r'~(?![01])')
+
+
+def _unescape(segment: str) -> str:
+    return segment.replace('~1', '/').replace('~0', '~')
+
+
+def root(path: str) -> str:
+    """The top-level field a patch path names (escapes decoded)."""
+    return _unescape(path.lstrip('/').split('/', 1)[0])
+
+
+def check_escapes(path: str, version: int) -> None:
+    """Keys holding "~" or "/" are reached with the JSON pointer escapes
+    "~0" and "~1" from API 1.98; before, a path holds no "~" at all."""
+    if '~' not in path:
+        return
+    if version < versions.PATCH_SPECIAL_KEYS:
+        raise exception.InvalidParameterValue(
+            err="Invalid patch path %r: '~' (the JSON pointer escapes ~0 "
+                "and ~1) needs API version 1.%d or later"
+            % (path, versions.PATCH_SPECIAL_KEYS))
+    if _ESCAPE_RE.search(path):
+        raise exception.InvalidParameterValue(
+            err="Invalid patch path %r: '~' must be followed by 0 (for "
+                "'~') or 1 (for '/')" % path)
 
 
 def apply(doc: dict, ops: list[dict], version: int,
@@ -59,23 +87,26 @@ def apply(doc: dict, ops: list[dict], version: int,
           field_versions: dict = versions.NODE_FIELDS,
           mandatory: tuple = ('driver',)) -> dict:
     for op in ops:
-        root = _root(op['path'])
-        if field_versions.get(root, 0) > version:
-            raise exception.NotAcceptable(
-                reason='Field %s needs API version 1.%d or later'
-                % (root, field_versions[root]))
-        if root in readonly:
+        check_escapes(op['path'], version)
+        field = root(op['path'])
+        # as Ironic: a field no version lets a PATCH change is a 400
+        # first, a newer field a 406
+        if field in readonly:
             raise exception.InvalidParameterValue(
                 err="'/%s' is an internal attribute and can not be "
-                    "updated" % root)
-        if root not in doc:
+                    "updated" % field)
+        if field_versions.get(field, 0) > version:
+            raise exception.NotAcceptable(
+                reason='Field %s needs API version 1.%d or later'
+                % (field, field_versions[field]))
+        if field not in doc:
             raise exception.PatchError(
-                patch=op, reason='unknown attribute %s' % root)
-        if op['op'] == 'remove' and op['path'] == '/' + root and \
-                root in mandatory:
+                patch=op, reason='unknown attribute %s' % field)
+        if op['op'] == 'remove' and op['path'] == '/' + field and \
+                field in mandatory:
             raise exception.InvalidParameterValue(
                 err="'/%s' is a mandatory attribute and can not be "
-                    "removed" % root)
+                    "removed" % field)
     # 'add' on an existing top-level key behaves as replace; 'remove' of a
     # top-level attribute resets it to None
     normal = []
@@ -125,10 +156,12 @@ def check_types(values: dict) -> dict:
         elif k in _STR:
             if v is None:
                 continue
-            if not isinstance(v, str) or len(v) > _STR[k]:
+            if not isinstance(v, str) or len(v) > _STR[k] or \
+                    (k in _NOT_EMPTY and not v):
                 raise exception.InvalidParameterValue(
-                    err='%s must be a string of at most %d characters'
-                    % (k, _STR[k]))
+                    err='%s must be a string of %s characters'
+                    % (k, ('1 to %d' if k in _NOT_EMPTY else 'at most %d')
+                       % _STR[k]))
         elif k == 'instance_uuid' and v is not None:
             if not db.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)

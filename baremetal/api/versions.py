@@ -106,9 +106,26 @@ RUNBOOKS = 92
 VMEDIA_GET = 93
 PORT_NODE_NAME = 94
 DISABLE_POWER_OFF = 95
+INSPECTION_RULES = 96
+PORT_DESCRIPTION = 97
+PATCH_SPECIAL_KEYS = 98       # JSON pointer escapes ~0 ~1 in PATCH paths
+PORT_CONDUCTOR_GROUP = 99     # ?conductor_group= on port/portgroup lists
+PORT_VENDOR = 100
+PORT_CATEGORY = 101
+PORTGROUP_PHYSICAL_NETWORK = 102
+PORTGROUP_CATEGORY = 103
+INSTANCE_NAME = 104
+NO_OVN_VTEP = 105             # the 1.90 vtep keys refused again
+PORTGROUP_SHARD = 106         # ?shard= on portgroup lists
+REQUEST_ID = 107              # X-OpenStack-Request-Id on responses
+SERVICE_DISABLE_RAMDISK = 108
+NODE_HEALTH = 109
+DEPLOYWAIT_ABORT = 110
+DYNAMIC_PORTGROUP = 111
+RUNBOOK_TRAITS = 112
 
 # The newest version whose every feature is implemented.
-MAX = DISABLE_POWER_OFF
+MAX = RUNBOOK_TRAITS
 
 MIN_STRING = '%d.%d' % (BASE, MIN)
 MAX_STRING = '%d.%d' % (BASE, MAX)
@@ -157,6 +174,8 @@ NODE_FIELDS = {
     'firmware_interface': FIRMWARE,
     'service_step': SERVICE,
     'disable_power_off': DISABLE_POWER_OFF,
+    'instance_name': INSTANCE_NAME,
+    'health': NODE_HEALTH,
 }
 
 # Interface types added after 1.30 (driver details, node validate):
@@ -201,6 +220,12 @@ VERB_VERSIONS = {
     'undeploy': DEPLOY_VERBS,
     'unhold': UNHOLD,
     'service': SERVICE,
+}
+
+# Runbook fields newer than the runbooks themselves (1.92)
+RUNBOOK_FIELDS = {
+    'description': RUNBOOK_TRAITS,
+    'traits': RUNBOOK_TRAITS,
 }
 
 _HEADER_RE = re.compile(r'^\s*(\d+)\.(\d+)\s*$')

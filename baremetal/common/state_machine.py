@@ -84,6 +84,7 @@ TRANSITIONS = (
     (s.DEPLOYWAIT, 'resume', s.DEPLOYING),
     (s.DEPLOYWAIT, 'fail', s.DEPLOYFAIL),
     (s.DEPLOYWAIT, 'deleted', s.DELETING),
+    (s.DEPLOYWAIT, 'abort', s.DEPLOYFAIL),      # API 1.110
     (s.DEPLOYFAIL, 'rebuild', s.DEPLOYING),
     (s.DEPLOYFAIL, 'deploy', s.DEPLOYING),
     (s.DEPLOYFAIL, 'deleted', s.DELETING),

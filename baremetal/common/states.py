@@ -76,3 +76,9 @@ VMEDIA_DEVICES = ('cdrom', 'floppy', 'disk')
 
 # Console
 CONSOLE_ENABLED = True
+
+# A node's hardware health as its BMC reports it (API 1.109)
+HEALTH_OK = 'OK'
+HEALTH_WARNING = 'Warning'
+HEALTH_CRITICAL = 'Critical'
+HEALTH_STATES = (HEALTH_OK, HEALTH_WARNING, HEALTH_CRITICAL)

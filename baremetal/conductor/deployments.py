@@ -28,9 +28,55 @@ def _fail(task, message: str, step: dict) -> None:
         task.process_event('fail')
 
 
+def abort(task) -> None:
+    """Verb 'abort' in ``wait call-back`` (API 1.110), as Ironic: the
+    agent is cut off and the node goes to ``deploy failed`` while the
+    deploy interface cleans up; a step that cannot be stopped runs to
+    its end first (it is flagged ``abort_after``)."""
+    node = task.node
+    step = node.deploy_step or step_runner.current_step(task, KIND) or {}
+    if step and not step.get('abortable'):
+        LOG.info('Node %s: deploy step %s.%s cannot be stopped; the '
+                 'deployment is aborted when it finishes', node.uuid,
+                 step.get('interface'), step.get('step'))
+        node.deploy_step = dict(step, abort_after=True)
+        return
+    node.driver_internal_info.pop('agent_url', None)
+    task.process_event('abort', callback=_finish_abort)
+
+
+def _abort_after_step(task) -> None:
+    """The step an abort waited for has finished: stop here."""
+    task.process_event('fail')
+    _finish_abort(task)
+
+
+def _finish_abort(task) -> None:
+    """Worker, node in ``deploy failed``: clean up what the deployment
+    prepared and say why it stopped."""
+    node = task.node
+    step = node.deploy_step or {}
+    try:
+        task.driver.deploy.clean_up(task)
+    except Exception as e:
+        LOG.exception('Node %s: clean-up after aborting its deployment '
+                      'failed', node.uuid)
+        node.last_error = ('Failed to clean up deploying after aborting '
+                           'the operation: %s' % e)
+        return
+    reason = 'By request, the deploy operation was aborted'
+    if step:
+        reason += (' during or after the completion of step "%s.%s"'
+                   % (step.get('interface'), step.get('step')))
+    node.last_error = reason
+    step_runner.clear_plan(task, KIND)
+    LOG.info('Node %s: %s', node.uuid, reason)
+
+
 KIND = step_runner.StepKind(name='deploy', wait_state=states.DEPLOYWAIT,
                             on_done=_done, on_fail=_fail,
-                            timeout_option='deploy_callback_timeout')
+                            timeout_option='deploy_callback_timeout',
+                            abort_after=_abort_after_step)
 
 
 def template_steps(task) -> list[dict]:
@@ -99,8 +145,10 @@ def tear_down(task) -> None:
 
 
 def clear_instance(node) -> None:
-    """Forget the workload: instance_uuid, instance_info and VIFs."""
+    """Forget the workload: instance_uuid, its name (1.104),
+    instance_info and VIFs."""
     node.instance_uuid = None
+    node.instance_name = None
     node.instance_info = {}
     info = node.driver_internal_info
     for key in ('vifs', 'deploy_boot_mode', 'is_whole_disk_image',

@@ -185,10 +185,12 @@ class ConductorManager:
             steps_mod.resolve_requested(task, 'service', requested)
         except exception.StepsNotReady:
             pass    # an agent reports its steps once its ramdisk is up
+        if disable_ramdisk:
+            servicing.check_without_ramdisk(task, requested)
         task.driver.power.validate(task)
         task.process_event('service', callback=servicing.start,
-                           call_args=(requested,), target_state=states.ACTIVE,
-                           last_error=None)
+                           call_args=(requested, bool(disable_ramdisk)),
+                           target_state=states.ACTIVE, last_error=None)
 
     def _verb_unhold(self, task) -> None:
         """Leave clean/deploy/service hold (API 1.85): back to the wait
@@ -214,6 +216,8 @@ class ConductorManager:
             task.process_event('abort')
         elif state == states.CLEANWAIT:
             cleaning.abort(task)
+        elif state == states.DEPLOYWAIT:
+            deployments.abort(task)
         elif state == states.INSPECTWAIT:
             inspection.abort(task)
         elif state == states.RESCUEWAIT:

@@ -4,6 +4,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.objects import history
 
 LOG = log.getLogger(__name__)
 
@@ -72,8 +73,45 @@ def sync_one(task, failures: dict, max_retries: int) -> None:
             failures.pop(node.uuid, None)
         return
     failures.pop(node.uuid, None)
+    cache_health(task)
+    node = task.node
     if actual != node.power_state:
         LOG.info('Node %s: power state is %s (database said %s); '
                  'recording it', node.uuid, actual, node.power_state)
         task.upgrade_lock()
         task.node.power_state = actual
+
+
+def cache_health(task) -> None:
+    """Record the hardware health the BMC reports (API 1.109) when it
+    changed, with a node history entry; as Ironic, a driver that cannot
+    report it, or fails to, leaves the node as it is."""
+    if not task.conductor.conf.conductor.enable_health_monitoring:
+        return
+    node = task.node
+    try:
+        health = task.driver.management.get_node_health(task)
+    except exception.UnsupportedDriverExtension:
+        return
+    except Exception as e:
+        LOG.warning('Node %s: could not read its health from the BMC: '
+                    '%s', node.uuid, e)
+        return
+    if health is not None and health not in states.HEALTH_STATES:
+        LOG.warning('Node %s: the driver reported health %r, not one of '
+                    '%s; ignored', node.uuid, health,
+                    ', '.join(states.HEALTH_STATES))
+        return
+    if health == node.health:
+        return
+    before = node.health
+    task.upgrade_lock()
+    task.node.health = health
+    task.node.save()
+    history.record_event(
+        task.node.id, 'monitoring',
+        "Node health status changed: health='%s' (previously '%s')"
+        % (health, before), task.conductor.host)
+    log = LOG.warning if health in (states.HEALTH_WARNING,
+                                    states.HEALTH_CRITICAL) else LOG.info
+    log('Node %s: health is now %s (was %s)', node.uuid, health, before)

@@ -24,6 +24,8 @@ LOG = log.getLogger(__name__)
 REQUESTED = 'service_steps_requested'
 # the ramdisk was booted for this servicing
 RAMDISK = 'servicing_ramdisk'
+# servicing with disable_ramdisk (API 1.108): out-of-band steps only
+NO_RAMDISK = 'service_disable_ramdisk'
 
 
 def _tear_down(task) -> None:
@@ -31,6 +33,7 @@ def _tear_down(task) -> None:
     if info.pop(RAMDISK, None):
         task.driver.deploy.tear_down_service(task)
     info.pop(REQUESTED, None)
+    info.pop(NO_RAMDISK, None)
 
 
 def _done(task) -> None:
@@ -85,14 +88,30 @@ def needs_ramdisk(task, requested: list[dict]) -> bool:
     return False
 
 
-def start(task, requested: list[dict]) -> None:
-    """Worker: node already SERVICING; plan and run the steps."""
+def check_without_ramdisk(task, requested: list[dict]) -> None:
+    """disable_ramdisk (API 1.108): 400 unless every step asked for
+    runs out of band (the manual cleaning rule of API 1.70)."""
+    if needs_ramdisk(task, requested):
+        raise exception.InvalidParameterValue(
+            err='disable_ramdisk: servicing node %s without the ramdisk '
+                'can only run steps the BMC or the conductor runs; a step '
+                'asked for runs in the agent ramdisk or is not known yet'
+            % task.node.uuid)
+
+
+def start(task, requested: list[dict], disable_ramdisk: bool = False
+          ) -> None:
+    """Worker: node already SERVICING; plan and run the steps (with
+    ``disable_ramdisk``: out of band, no ramdisk booted)."""
     node = task.node
     node.last_error = None
     info = node.driver_internal_info
     try:
         task.driver.power.validate(task)
-        ramdisk = needs_ramdisk(task, requested)
+        if disable_ramdisk:
+            check_without_ramdisk(task, requested)
+            info[NO_RAMDISK] = True
+        ramdisk = not disable_ramdisk and needs_ramdisk(task, requested)
         plan = None if ramdisk else steps_mod.resolve_requested(
             task, 'service', requested)
         if ramdisk:

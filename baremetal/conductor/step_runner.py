@@ -32,6 +32,9 @@ class StepKind:
     replan: Callable | None = None
     # [conductor] option: seconds the node may stay in the wait state
     timeout_option: str | None = None
+    # abort_after(task): the step that just finished was flagged
+    # ``abort_after`` (an abort came while it could not be stopped)
+    abort_after: Callable | None = None
 
     @property
     def step_field(self) -> str:
@@ -138,6 +141,10 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
                          '%s' % (kind.name, node.uuid, e), {})
             return
     _after_step(task, step)
+    current = getattr(node, kind.step_field) or {}
+    if kind.abort_after is not None and current.get('abort_after'):
+        kind.abort_after(task)
+        return
     task.spawn_after(run, kind, (index or 0) + 1)
 
 

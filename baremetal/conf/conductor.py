@@ -57,6 +57,13 @@ opts = [
                help='Threads running long node work (steps, power '
                     'actions). A tenth (at least 2) is kept back for '
                     'periodic tasks so they never starve.'),
+    cfg.BoolOpt('enable_health_monitoring', default=True,
+                help='At each power state sync, also read the hardware '
+                     'health the BMC reports (node field "health", API '
+                     '1.109; a change is recorded in the node history). '
+                     'Drivers that cannot report it are skipped; the '
+                     'others cost one more BMC request per node and '
+                     'sync.'),
     cfg.BoolOpt('automated_clean', default=True,
                 deprecated_name='clean_nodes',
                 deprecated_group='conductor',

@@ -95,12 +95,16 @@ def clean_step(priority: int, abortable: bool = False,
 
 
 def deploy_step(priority: int, argsinfo: dict | None = None,
-                requires_ramdisk: bool = False):
+                requires_ramdisk: bool = False, abortable: bool = True):
     """Mark an interface method as a deploy step.
 
     Returns None when finished or ``states.DEPLOYWAIT`` to wait.
+    ``abortable`` (True unless said otherwise, as Ironic's): whether the
+    ``abort`` verb (API 1.110) may stop the deployment while the step
+    waits; otherwise the deployment stops once the step has finished.
     """
-    return _decorator('deploy', priority, False, argsinfo, requires_ramdisk)
+    return _decorator('deploy', priority, abortable, argsinfo,
+                      requires_ramdisk)
 
 
 def service_step(priority: int = 0, abortable: bool = False,
@@ -257,6 +261,12 @@ class ManagementInterface(BaseInterface):
     @abc.abstractmethod
     def get_boot_device(self, task) -> dict:
         """``{'boot_device': str|None, 'persistent': bool|None}``."""
+
+    def get_node_health(self, task) -> str | None:
+        """The hardware health the BMC reports: one of
+        ``states.HEALTH_STATES``, or None when it reports none."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='get_node_health')
 
     def get_sensors_data(self, task) -> dict:
         raise exception.UnsupportedDriverExtension(

@@ -41,6 +41,18 @@ def record_error(node_id: int, provision_state: str | None, error: str,
         'created_at': now, 'updated_at': now})
 
 
+def record_event(node_id: int, event_type: str, event: str,
+                 conductor: str | None = None) -> None:
+    """A note that is no error (e.g. a health change, event type
+    'monitoring')."""
+    now = db.utcnow()
+    db.create(HISTORY, {
+        'uuid': str(uuidlib.uuid4()), 'node_id': node_id,
+        'conductor': conductor, 'event_type': event_type,
+        'severity': 'INFO', 'event': event, 'user': None,
+        'created_at': now, 'updated_at': now})
+
+
 def record_changes(node_data: dict, changes: dict,
                    conductor: str | None = None) -> None:
     """What a save of ``changes`` means for the history: a new error."""

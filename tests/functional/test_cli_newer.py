@@ -1,6 +1,8 @@
 """python-ironicclient's ``baremetal`` CLI over the commands of API 1.62
-to 1.95 (runbooks, service, unhold, firmware, inventory, history, shards,
-children, disable_power_off) against a real baremetal-server."""
+to 1.112 (runbooks and their traits, service with or without the
+ramdisk, unhold, firmware, inventory, history, shards, children,
+disable_power_off, instance_name, abort in wait call-back) against a
+real baremetal-server."""
 
 import json
 import urllib.request
@@ -136,3 +138,78 @@ def test_inventory_history_shards_children(bm, server, tmp_path):
     one = bm('node', 'history', 'get', parent['uuid'], events[-1]['uuid'],
              '-f', 'json')
     assert 'apply_configuration' in one['event']
+
+
+@pytest.fixture(scope='module')
+def bm112(server):
+    return cli.CLI(server.endpoint, version='1.112')
+
+
+def test_runbook_traits_and_description(bm112):
+    bm = bm112
+    rb = bm('runbook', 'create', '--name', 'enable-ht', '--description',
+            'Enable hyperthreading', '--steps',
+            json.dumps([dict(APPLY[0], order=0)]), '-f', 'json')
+    assert rb['description'] == 'Enable hyperthreading'
+    assert rb['traits'] == []
+    bm('runbook', 'set', 'enable-ht', '--description', 'HT on')
+    assert bm('runbook', 'show', 'enable-ht', '-f', 'json')[
+        'description'] == 'HT on'
+    bm('runbook', 'unset', 'enable-ht', '--description')
+    assert bm('runbook', 'show', 'enable-ht', '-f', 'json')[
+        'description'] is None
+    bm('runbook', 'trait', 'add', 'enable-ht', 'CUSTOM_HT', 'CUSTOM_GPU')
+    listed = bm('runbook', 'trait', 'list', 'enable-ht', '-f', 'json')
+    assert sorted(t['traits'] for t in listed) == ['CUSTOM_GPU',
+                                                   'CUSTOM_HT']
+    err = bm('runbook', 'trait', 'add', 'enable-ht', 'not-a-trait',
+             ok=False)
+    assert 'not-a-trait' in err
+    # a node with one of the runbook's traits may use it
+    n = bm('node', 'create', '--driver', 'fake-hardware', '-f', 'json')
+    bm('node', 'manage', n['uuid'], '--wait', '30')
+    err = bm('node', 'clean', n['uuid'], '--runbook', 'enable-ht',
+             ok=False)
+    assert 'CUSTOM_GPU' in err
+    bm('node', 'add', 'trait', n['uuid'], 'CUSTOM_GPU')
+    bm('node', 'clean', n['uuid'], '--runbook', 'enable-ht')
+    bm.wait(n['uuid'], 'manageable')
+    assert _bios(bm, n['uuid']) == {'BootMode': 'Uefi'}
+    bm('runbook', 'trait', 'remove', 'enable-ht', 'CUSTOM_GPU')
+    assert [t['traits'] for t in bm('runbook', 'trait', 'list',
+                                    'enable-ht', '-f', 'json')] == [
+        'CUSTOM_HT']
+    bm('runbook', 'trait', 'remove', 'enable-ht', '--all')
+    assert bm('runbook', 'trait', 'list', 'enable-ht', '-f', 'json') == []
+    bm('runbook', 'delete', 'enable-ht')
+
+
+def test_instance_name_service_without_ramdisk_and_abort(bm112):
+    bm = bm112
+    n = bm('node', 'create', '--driver', 'fake-hardware', '--instance-name',
+           'vm-cli', '-f', 'json')
+    assert n['instance_name'] == 'vm-cli' and n['health'] is None
+    found = bm('node', 'list', '--instance-name', 'vm-cli', '-f', 'json')
+    assert [f['uuid'] for f in found] == [n['uuid']]
+    bm('node', 'set', n['uuid'], '--instance-name', 'vm-cli-2')
+    assert bm('node', 'list', '--instance-name', 'vm-cli', '-f',
+              'json') == []
+    bm('node', 'unset', n['uuid'], '--instance-name')
+    assert bm('node', 'show', n['uuid'], '-f', 'json')[
+        'instance_name'] is None
+    bm('node', 'manage', n['uuid'], '--wait', '30')
+    bm('node', 'provide', n['uuid'], '--wait', '30')
+    # a deployment waiting in wait call-back can be aborted (1.110)
+    bm('node', 'deploy', n['uuid'], '--deploy-steps', json.dumps(
+        [{'interface': 'deploy', 'step': 'wait', 'priority': 90}]))
+    bm.wait_state(n['uuid'], 'wait call-back')
+    bm('node', 'abort', n['uuid'])
+    node = bm.wait_state(n['uuid'], 'deploy failed')
+    assert 'aborted' in node['last_error']
+    bm('node', 'deploy', n['uuid'], '--wait', '30')
+    # servicing without the ramdisk (1.108)
+    bm('node', 'service', n['uuid'], '--disable-ramdisk',
+       '--service-steps', json.dumps(APPLY))
+    node = bm.wait(n['uuid'], 'active')
+    assert node['last_error'] is None
+    assert _bios(bm, n['uuid']) == {'BootMode': 'Uefi'}

@@ -89,6 +89,14 @@ class FakeManagement(FakeBase, base.ManagementInterface):
     def get_supported_boot_devices(self, task):
         return ['pxe', 'disk']
 
+    def get_node_health(self, task):
+        """driver_info ``fake_health`` (OK, Warning or Critical) when
+        set; otherwise no health, as Ironic's fake management."""
+        health = task.node.driver_info.get('fake_health')
+        if health is None:
+            return super().get_node_health(task)
+        return health
+
     def set_boot_device(self, task, device, persistent=False):
         if device not in self.get_supported_boot_devices(task):
             raise exception.InvalidParameterValue(

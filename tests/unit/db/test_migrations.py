@@ -1,5 +1,6 @@
 """Migrations build the models' schema on SQLite, PostgreSQL and MariaDB,
-and 0002 gives existing nodes retired=false."""
+0002 gives existing nodes retired=false and 0004 each existing runbook
+its name as its trait."""
 
 import uuid
 
@@ -70,6 +71,26 @@ def test_retired_migration_keeps_old_nodes(engine):
     assert not row[0] and row[0] is not None
     assert row[1] is None
     assert row[2] == 'active'
+
+
+def test_runbook_traits_migration_gives_each_runbook_its_name(engine):
+    # before 1.112 a runbook applied to nodes with a trait of its name;
+    # 0004 keeps that true by making the name its one trait
+    migration.upgrade(engine, '0003')
+    runbooks = sa.table('runbooks', sa.column('uuid'), sa.column('name'),
+                        sa.column('public'), sa.column('disable_ramdisk'))
+    u = str(uuid.uuid4())
+    with engine.begin() as c:
+        c.execute(runbooks.insert().values(
+            uuid=u, name='CUSTOM_OLD_RUNBOOK', public=False,
+            disable_ramdisk=False))
+    migration.upgrade(engine, '0004')
+    with engine.connect() as c:
+        rows = c.execute(sa.text(
+            'SELECT t.trait, r.description FROM runbook_traits t JOIN '
+            'runbooks r ON r.id = t.runbook_id WHERE r.uuid = :u'),
+            {'u': u}).all()
+    assert [tuple(r) for r in rows] == [('CUSTOM_OLD_RUNBOOK', None)]
 
 
 def test_create_schema_needs_an_empty_database(engine):

@@ -5,7 +5,7 @@ import importlib
 MODULES = ('nodes', 'node_states', 'node_actions', 'ports', 'drivers',
            'conductors', 'chassis', 'agent', 'indicators', 'node_history',
            'node_inventory', 'shards', 'node_firmware', 'node_vmedia',
-           'runbooks')
+           'runbooks', 'runbook_traits')
 OPTIONAL = ('portgroups', 'volume', 'allocations', 'deploy_templates',
             'events')
 

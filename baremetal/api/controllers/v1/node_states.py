@@ -21,7 +21,7 @@ _VERB_ARGS = {
     'active': {'configdrive', 'deploy_steps'},
     'rebuild': {'configdrive', 'deploy_steps'},
     'clean': {'clean_steps', 'disable_ramdisk', 'runbook'},
-    'service': {'service_steps', 'runbook'},
+    'service': {'service_steps', 'disable_ramdisk', 'runbook'},
     'rescue': {'rescue_password'},
 }
 # API 1.73's spellings of two verbs
@@ -143,7 +143,7 @@ def set_provision_state(req, node):
             err='%s can not be used with target "%s"'
             % (', '.join(sorted(bad)), verb))
     for arg, minv in (('deploy_steps', versions.DEPLOY_STEPS_ARG),
-                      ('disable_ramdisk', versions.DISABLE_RAMDISK),
+                      ('disable_ramdisk', _no_ramdisk_version(verb)),
                       ('runbook', versions.RUNBOOKS)):
         if arg in body and not req.allows(minv):
             raise exception.NotAcceptable(
@@ -182,19 +182,39 @@ def set_provision_state(req, node):
     if state_machine.next_state(row['provision_state'], event) is None:
         raise exception.InvalidStateRequested(
             action=verb, node=row['uuid'], state=row['provision_state'])
+    if verb == 'abort' and row['provision_state'] == states.DEPLOYWAIT \
+            and not req.allows(versions.DEPLOYWAIT_ABORT):
+        raise exception.NotAcceptable(
+            reason='Aborting a deployment in "%s" needs API version 1.%d '
+                   'or later' % (states.DEPLOYWAIT,
+                                 versions.DEPLOYWAIT_ABORT))
     if verb in ('deleted', 'rebuild') and row['protected']:
         raise exception.NodeProtected(node=row['uuid'])
     if 'runbook' in body:
         params['%s_steps' % verb], no_ramdisk = runbooks.steps_for_node(
             req, body['runbook'], row,
             db.traits_for_nodes([row['id']]).get(row['id'], []))
-        if no_ramdisk and verb == 'clean':
+        if no_ramdisk:
+            # the runbook's disable_ramdisk holds for servicing from 1.108
+            minv = _no_ramdisk_version(verb)
+            if not req.allows(minv):
+                raise exception.NotAcceptable(
+                    reason='Runbook %s has disable_ramdisk set; servicing '
+                           'without the ramdisk needs API version 1.%d or '
+                           'later' % (body['runbook'], minv))
             params['disable_ramdisk'] = True
     if verb == 'provide':
         retirement.check_providable(objects.Node(row))
     state.RPC.do_provisioning_action(req.context, row, verb, params)
     _point_at_states(req, row)
     return None
+
+
+def _no_ramdisk_version(verb: str) -> int:
+    """disable_ramdisk: manual cleaning from 1.70, servicing from
+    1.108."""
+    return (versions.SERVICE_DISABLE_RAMDISK if verb == 'service'
+            else versions.DISABLE_RAMDISK)
 
 
 _PROVISION_COLUMNS = ('id', 'uuid', 'name', 'driver', 'conductor_group',

@@ -20,8 +20,9 @@ mask_secrets = secrets.mask_secrets
 ALL_FIELDS = (
     'uuid', 'name', 'description', 'chassis_uuid', 'driver',
     'driver_info', 'driver_internal_info', 'extra', 'instance_info',
-    'instance_uuid', 'last_error', 'maintenance', 'maintenance_reason',
-    'fault', 'power_state', 'target_power_state', 'provision_state',
+    'instance_uuid', 'instance_name', 'last_error', 'maintenance',
+    'maintenance_reason', 'fault', 'health', 'power_state',
+    'target_power_state', 'provision_state',
     'target_provision_state', 'provision_updated_at', 'console_enabled',
     'properties', 'reservation', 'resource_class', 'clean_step',
     'deploy_step', 'raid_config', 'target_raid_config',

@@ -52,6 +52,7 @@ _FILTER_VERSIONS = {
     'sharded': versions.SHARDS,
     'parent_node': versions.CHILD_NODES,
     'include_children': versions.CHILD_NODES,
+    'instance_name': versions.INSTANCE_NAME,
 }
 
 CREATE_FIELDS = {'uuid', 'name', 'driver', 'driver_info', 'extra',
@@ -61,7 +62,7 @@ CREATE_FIELDS = {'uuid', 'name', 'driver', 'driver_info', 'extra',
                  'owner', 'description', 'maintenance',
                  'maintenance_reason', 'target_raid_config', 'retired',
                  'retired_reason', 'network_data', 'lessee', 'shard',
-                 'parent_node', 'disable_power_off'} | {
+                 'parent_node', 'disable_power_off', 'instance_name'} | {
     '%s_interface' % i for i in hardware.INTERFACE_TYPES}
 
 
@@ -104,6 +105,8 @@ def _filters(req) -> list:
                 % (name, minv))
     if p.get('instance_uuid'):
         out.append(N.c.instance_uuid == p['instance_uuid'])
+    if p.get('instance_name'):
+        out.append(N.c.instance_name == p['instance_name'])
     assoc = collection.parse_bool('associated', p.get('associated'))
     if assoc is not None:
         out.append(N.c.instance_uuid.is_not(None) if assoc
@@ -314,10 +317,24 @@ def patch(req, node):
     if not changes:
         return node_view.render(req, obj.as_dict(), visible, sub_links=True)
     _check_update(req, obj, changes, bool(reset))
+    _name_from_display_name(obj, changes)
     for k, v in changes.items():
         setattr(obj, k, v)
     obj.save_unlocked()
     return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+
+
+def _name_from_display_name(obj, changes: dict) -> None:
+    """As Ironic (1.104): a change to instance_info naming a
+    ``display_name`` (what Nova puts there) gives a node without an
+    instance_name that name."""
+    info = changes.get('instance_info')
+    if 'instance_info' not in changes or not isinstance(info, dict):
+        return
+    name = info.get('display_name')
+    current = changes.get('instance_name', obj.instance_name)
+    if name and not current and isinstance(name, str):
+        changes['instance_name'] = name[:255]
 
 
 _IFACE_FIELDS = {'%s_interface' % i for i in hardware.INTERFACE_TYPES}

@@ -1,9 +1,15 @@
 """/v1/runbooks (API 1.92): named lists of steps an operator or a
 project member may run on a node for manual cleaning or servicing,
-instead of giving the steps.  A runbook applies to a node that has a
-trait of the runbook's name."""
+instead of giving the steps.  From 1.112 a runbook has traits (see
+runbook_traits.py) and a description, its name need not be a trait, and
+it applies to a node that has one of its traits; before, it applies to
+a node with a trait of the runbook's name."""
 
+import re
 
+import sqlalchemy as sa
+
+from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import step_lists
@@ -14,18 +20,78 @@ from baremetal.db import api as db
 
 RB = db.T['runbooks']
 RBS = db.T['runbook_steps']
+RBT = db.T['runbook_traits']
 STEPS = step_lists.StepTable(RBS, RB, 'runbook_id', 'order', 'runbook')
+
+# a name from 1.112 (and in any PATCH, as Ironic): what a URL can hold
+# unescaped (RFC 3986 unreserved characters), 1 to 255 of them
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+_DESCRIPTION_MAX = 255
+_PATCHABLE = ('disable_ramdisk', 'extra', 'name', 'owner', 'public',
+              'steps')
+
+
+def traits_of(ids: list[int]) -> dict[int, list[str]]:
+    """The traits of runbooks, sorted, in one query."""
+    out: dict[int, list[str]] = {}
+    if ids:
+        with db.reader() as conn:
+            for rid, trait in conn.execute(sa.select(
+                    RBT.c.runbook_id, RBT.c.trait).where(
+                    RBT.c.runbook_id.in_(ids))):
+                out.setdefault(rid, []).append(trait)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def _derive(rows):
+    steps = STEPS.derive(rows)
+    traits = traits_of([r['id'] for r in rows])
+    return lambda r: dict(steps(r), traits=traits.get(r['id'], []))
 
 
 RES = resource.Resource(
     name='runbooks', singular='runbook', table=RB,
-    fields=('uuid', 'name', 'steps', 'disable_ramdisk', 'public', 'owner',
-            'extra', 'created_at', 'updated_at'),
-    list_fields=('uuid', 'name'), field_versions={},
+    fields=('uuid', 'name', 'description', 'steps', 'disable_ramdisk',
+            'public', 'owner', 'extra', 'traits', 'created_at',
+            'updated_at'),
+    list_fields=('uuid', 'name'), field_versions=versions.RUNBOOK_FIELDS,
     not_found=exception.RunbookNotFound, not_found_key='runbook',
     sort_keys=frozenset(('id', 'uuid', 'name', 'created_at',
                          'updated_at')),
-    derive=STEPS.derive)
+    derive=_derive)
+
+
+def _check_name(req, name, relaxed: bool) -> None:
+    """Before 1.112 a new runbook's name is a trait; from 1.112 (and in
+    any PATCH) a short URL-safe string."""
+    if not relaxed:
+        STEPS.check_name(name)
+    elif not isinstance(name, str) or not _NAME_RE.match(name):
+        raise exception.InvalidParameterValue(
+            err='Runbook name %r: 1 to 255 letters, digits, "-", ".", "_" '
+                'or "~"' % (name,))
+
+
+def _check_description(value) -> None:
+    if value is not None and (not isinstance(value, str) or
+                              len(value) > _DESCRIPTION_MAX):
+        raise exception.InvalidParameterValue(
+            err='description must be a string of at most %d characters'
+            % _DESCRIPTION_MAX)
+
+
+def _check_patch_paths(req) -> None:
+    """As Ironic: only these fields (description from 1.112) may be
+    patched; anything else is a 400."""
+    allowed = _PATCHABLE + (('description',) if req.allows(
+        versions.RUNBOOK_TRAITS) else ())
+    for op in patching.parse(req.json()):
+        patching.check_escapes(op['path'], req.version)
+        root = patching.root(op['path'])
+        if root not in allowed:
+            raise exception.InvalidParameterValue(
+                err='Cannot patch %s. Only the following can be updated: '
+                    '%s' % (op['path'], ', '.join(allowed)))
 
 
 def _check_flags(values: dict, changes: dict) -> None:
@@ -78,12 +144,19 @@ def get_runbook(req, runbook):
 def create_runbook(req):
     policy.authorize(req, 'baremetal:runbook:create')
     body = req.json_object()
-    RES.check_body(req, body, {'uuid', 'name', 'steps', 'extra', 'public',
-                               'owner', 'disable_ramdisk'})
-    STEPS.check_name(body.get('name'))
+    allowed = {'uuid', 'name', 'steps', 'extra', 'public', 'owner',
+               'disable_ramdisk'}
+    new = req.allows(versions.RUNBOOK_TRAITS)
+    if new:
+        # traits are set through /traits, not here (a 400, as Ironic)
+        allowed.add('description')
+    RES.check_body(req, body, allowed)
+    _check_name(req, body.get('name'), relaxed=new)
     steps = STEPS.check_steps(body.get('steps'), 'clean', ordered=True)
+    _check_description(body.get('description'))
     values = {'uuid': body.get('uuid'), 'name': body['name'],
-              'extra': {}, 'public': False, 'disable_ramdisk': False}
+              'extra': {}, 'public': False, 'disable_ramdisk': False,
+              'description': body.get('description')}
     _check_flags(values, body)
     _check_public_owner(values)
     if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
@@ -96,12 +169,16 @@ def create_runbook(req):
 @route('PATCH', '/v1/runbooks/{runbook}', min_version=versions.RUNBOOKS)
 def patch_runbook(req, runbook):
     policy.authorize(req, 'baremetal:runbook:update')
+    _check_patch_paths(req)
     row = RES.get_row(req, runbook)
     changes = RES.patched(req, row, mandatory=('name', 'steps'))
     values = {}
     if 'name' in changes:
-        STEPS.check_name(changes['name'])
+        _check_name(req, changes['name'], relaxed=True)
         values['name'] = changes['name']
+    if 'description' in changes:
+        _check_description(changes['description'])
+        values['description'] = changes['description']
     _check_flags(values, changes)
     _check_public_owner(dict(row, **values))
     steps = STEPS.check_steps(changes['steps'], 'clean', ordered=True) \
@@ -116,25 +193,46 @@ def patch_runbook(req, runbook):
 def delete_runbook(req, runbook):
     policy.authorize(req, 'baremetal:runbook:delete')
     row = RES.get_row(req, runbook)
+    with db.writer() as conn:
+        conn.execute(RBT.delete().where(RBT.c.runbook_id == row['id']))
     STEPS.delete(row['id'])
 
 
 def steps_for_node(req, ident: str, node: dict, traits: list[str]
                    ) -> tuple[list[dict], bool]:
     """The steps of runbook ``ident`` for a provision verb on ``node``
-    (checked: the caller may use it, the node has its trait); returns
+    (checked: the caller may use it, it applies to the node); returns
     (steps in order, disable_ramdisk)."""
     row = RES.get_row(req, ident)
     policy.authorize(req, 'baremetal:runbook:use',
                      target={'runbook.owner': row['owner'],
                              'runbook.public': row['public']})
-    if row['name'] not in traits:
-        raise exception.InvalidParameterValue(
-            err='Runbook %s (%s) does not apply to node %s: the node has '
-                'no trait %s' % (row['uuid'], row['name'], node['uuid'],
-                                 row['name']))
+    _check_applies(req, row, node, set(traits))
     steps = sorted(STEPS.steps_of([row['id']]).get(row['id'], []),
                    key=lambda s: s['order'])
     return ([{'interface': s['interface'], 'step': s['step'],
               'args': s['args']} for s in steps],
             bool(row['disable_ramdisk']))
+
+
+def _check_applies(req, row: dict, node: dict, node_traits: set) -> None:
+    """From 1.112 a node may use a runbook when it has at least one of
+    the runbook's traits; before, when it has a trait of its name."""
+    if not req.allows(versions.RUNBOOK_TRAITS):
+        if row['name'] not in node_traits:
+            raise exception.InvalidParameterValue(
+                err='Runbook %s (%s) does not apply to node %s: the node '
+                    'has no trait %s' % (row['uuid'], row['name'],
+                                         node['uuid'], row['name']))
+        return
+    mine = set(traits_of([row['id']]).get(row['id'], []))
+    if not mine:
+        raise exception.InvalidParameterValue(
+            err='Runbook %s has no traits configured; an administrator '
+                'adds them with PUT /v1/runbooks/%s/traits'
+                % (row['uuid'], row['uuid']))
+    if not mine & node_traits:
+        raise exception.InvalidParameterValue(
+            err='Runbook %s does not apply to node %s: the node has none '
+                'of its traits %s' % (row['uuid'], node['uuid'],
+                                      ', '.join(sorted(mine))))

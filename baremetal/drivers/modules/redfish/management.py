@@ -1,6 +1,7 @@
 """``redfish`` management interface: boot device and boot mode."""
 
 from baremetal.common import exception
+from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
 from baremetal.drivers.modules.redfish import vmedia
@@ -10,6 +11,9 @@ _TO_REDFISH = {'pxe': 'Pxe', 'disk': 'Hdd', 'cdrom': 'Cd',
                'bios': 'BiosSetup', 'usb': 'Usb', 'floppy': 'Floppy'}
 _FROM_REDFISH = {v: k for k, v in _TO_REDFISH.items()}
 BOOT_MODES = {'uefi': 'UEFI', 'bios': 'Legacy'}
+# Redfish Status.Health -> the node's health
+_HEALTH = {'OK': states.HEALTH_OK, 'Warning': states.HEALTH_WARNING,
+           'Critical': states.HEALTH_CRITICAL}
 
 
 def _value(x):
@@ -74,6 +78,12 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
             return {'boot_device': None, 'persistent': None}
         return {'boot_device': _FROM_REDFISH.get(target, target),
                 'persistent': enabled == 'Continuous'}
+
+    def get_node_health(self, task) -> str | None:
+        """The ComputerSystem's Status.Health (API 1.109)."""
+        status = self._system(task).status
+        health = _value(getattr(status, 'health', None)) if status else None
+        return _HEALTH.get(health)
 
     def get_boot_mode(self, task) -> str | None:
         mode = _value(self._system(task).boot.mode)
