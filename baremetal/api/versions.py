@@ -123,9 +123,12 @@ NODE_HEALTH = 109
 DEPLOYWAIT_ABORT = 110
 DYNAMIC_PORTGROUP = 111
 RUNBOOK_TRAITS = 112
+NODE_HISTORY_PROJECT = 113    # history events name their project
+FIRMWARE_IDENTITY = 114       # firmware vendor, model, serial_number
+NODE_HISTORY_FIELDS = 115     # history state, target, duration_seconds
 
 # The newest version whose every feature is implemented.
-MAX = RUNBOOK_TRAITS
+MAX = NODE_HISTORY_FIELDS
 
 MIN_STRING = '%d.%d' % (BASE, MIN)
 MAX_STRING = '%d.%d' % (BASE, MAX)

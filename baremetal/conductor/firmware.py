@@ -8,6 +8,8 @@ from oslo_log import log
 from baremetal.db import api as db
 
 LOG = log.getLogger(__name__)
+# a component's vendor, model and serial number, when the hardware says
+IDENTITY = ('vendor', 'model', 'serial_number')
 
 
 def cache(task, strict: bool = False) -> None:
@@ -33,17 +35,22 @@ def cache(task, strict: bool = False) -> None:
         new = []
         for comp in found:
             name, version = comp['component'], comp.get('current_version')
+            # what the hardware says the component is (API 1.114)
+            identity = {k: comp.get(k) for k in IDENTITY}
             row = stored.pop(name, None)
             if row is None:
-                new.append({'node_id': node_id, 'component': name,
-                            'initial_version': version or '',
-                            'current_version': version,
-                            'last_version_flashed': None,
-                            'created_at': now})
-            elif row['current_version'] != version:
+                new.append(dict(identity, node_id=node_id, component=name,
+                                initial_version=version or '',
+                                current_version=version,
+                                last_version_flashed=None, created_at=now))
+                continue
+            changes = {k: v for k, v in identity.items() if row[k] != v}
+            if row['current_version'] != version:
+                changes.update(current_version=version,
+                               last_version_flashed=version)
+            if changes:
                 conn.execute(t.update().where(t.c.id == row['id']).values(
-                    current_version=version, last_version_flashed=version,
-                    updated_at=now))
+                    updated_at=now, **changes))
         if new:
             conn.execute(t.insert(), new)
         if stored:

@@ -109,7 +109,7 @@ def cache_health(task) -> None:
     task.node.health = health
     task.node.save()
     history.record_event(
-        task.node.id, 'monitoring',
+        task.node.as_dict(), 'monitoring',
         "Node health status changed: health='%s' (previously '%s')"
         % (health, before), task.conductor.host)
     log = LOG.warning if health in (states.HEALTH_WARNING,

@@ -48,6 +48,7 @@ class TaskManager:
         self._spawn: tuple[Callable, tuple, dict] | None = None
         self._ports: list | None = None
         self.released = False
+        self.state_before: dict | None = None
         try:
             self.driver = conductor.registry.driver_for(self.node)
         except Exception:
@@ -81,9 +82,11 @@ class TaskManager:
                         'releasing it after %s', self.node.uuid,
                         self.conductor.host, self.purpose)
         elif values.get('last_error'):
-            history.record_changes(self.node.as_dict(), values,
-                                   self.conductor.host)
+            history.record_changes(
+                dict(self.node.as_dict(), **(self.state_before or {})),
+                values, self.conductor.host)
         self.node._reset_tracking()
+        self.state_before = None
 
     # ---- state machine ----
     def process_event(self, event: str, callback: Callable | None = None,
@@ -97,6 +100,12 @@ class TaskManager:
         if new is None:
             raise exception.InvalidStateRequested(
                 action=event, node=node.uuid, state=current)
+        # where the node was before this transition: a history event
+        # recorded with it (an error that made it fail) happened there
+        self.state_before = {
+            'provision_state': current,
+            'target_provision_state': node.target_provision_state,
+            'provision_updated_at': node.provision_updated_at}
         node.provision_state = new
         if new in state_machine.STABLE_STATES:
             node.target_provision_state = None

@@ -213,6 +213,11 @@ class NodeHistory(Base):
     severity = sa.Column(sa.String(255))
     event = sa.Column(sa.Text)
     user = sa.Column(sa.String(255))
+    # API 1.113 and 1.115
+    project = sa.Column(sa.String(80))
+    state = sa.Column(sa.String(255))
+    target_provision_state = sa.Column(sa.String(255))
+    duration_seconds = sa.Column(sa.Integer)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 
@@ -246,6 +251,10 @@ class FirmwareComponent(Base):
     initial_version = sa.Column(sa.String(255), nullable=False)
     current_version = sa.Column(sa.String(255))
     last_version_flashed = sa.Column(sa.String(255))
+    # API 1.114
+    vendor = sa.Column(sa.String(255))
+    model = sa.Column(sa.String(255))
+    serial_number = sa.Column(sa.String(255))
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
 

@@ -468,7 +468,8 @@ class FirmwareInterface(BaseInterface):
 
     def cache_firmware_components(self, task) -> list[dict] | None:
         """``[{'component': str, 'current_version': str}, ...]`` as the
-        hardware reports them now, or None if it cannot tell."""
+        hardware reports them now, or None if it cannot tell; each may
+        also say ``vendor``, ``model`` and ``serial_number``."""
         return None
 
 

@@ -4,6 +4,8 @@ after ``last_error`` itself has been cleared by the next action."""
 
 import uuid as uuidlib
 
+from oslo_context import context as oslo_context
+
 from baremetal.common import states
 from baremetal.db import api as db
 
@@ -30,27 +32,53 @@ def event_type(provision_state: str | None) -> str:
     return _EVENT_TYPES.get(provision_state, 'provisioning')
 
 
-def record_error(node_id: int, provision_state: str | None, error: str,
-                 conductor: str | None = None,
-                 user: str | None = None) -> None:
+def _who() -> dict:
+    """The user and project of the request being served, when this
+    thread serves one (oslo.context's current context)."""
+    ctx = oslo_context.get_current()
+    return {'user': getattr(ctx, 'user_id', None),
+            'project': getattr(ctx, 'project_id', None)}
+
+
+def _where(node_data: dict) -> dict:
+    """The node's provision state and target when the event happened,
+    and the seconds since the state last changed (API 1.115)."""
+    since = node_data.get('provision_updated_at')
+    duration = None
+    if since is not None:
+        duration = max(0, int((db.utcnow() - since).total_seconds()))
+    return {'state': node_data.get('provision_state'),
+            'target_provision_state': node_data.get(
+                'target_provision_state'),
+            'duration_seconds': duration}
+
+
+def _record(node_data: dict, event_type: str, severity: str, event: str,
+            conductor: str | None, user: str | None = None) -> None:
     now = db.utcnow()
-    db.create(HISTORY, {
-        'uuid': str(uuidlib.uuid4()), 'node_id': node_id,
-        'conductor': conductor, 'event_type': event_type(provision_state),
-        'severity': 'ERROR', 'event': error, 'user': user,
-        'created_at': now, 'updated_at': now})
+    row = {'uuid': str(uuidlib.uuid4()), 'node_id': node_data['id'],
+           'conductor': conductor, 'event_type': event_type,
+           'severity': severity, 'event': event,
+           'created_at': now, 'updated_at': now}
+    row.update(_who())
+    if user is not None:
+        row['user'] = user
+    row.update(_where(node_data))
+    db.create(HISTORY, row)
 
 
-def record_event(node_id: int, event_type: str, event: str,
+def record_error(node_data: dict, error: str, conductor: str | None = None,
+                 user: str | None = None) -> None:
+    """An error on the node (what became its ``last_error``)."""
+    _record(node_data, event_type(node_data.get('provision_state')),
+            'ERROR', error, conductor, user)
+
+
+def record_event(node_data: dict, event_type: str, event: str,
                  conductor: str | None = None) -> None:
     """A note that is no error (e.g. a health change, event type
     'monitoring')."""
-    now = db.utcnow()
-    db.create(HISTORY, {
-        'uuid': str(uuidlib.uuid4()), 'node_id': node_id,
-        'conductor': conductor, 'event_type': event_type,
-        'severity': 'INFO', 'event': event, 'user': None,
-        'created_at': now, 'updated_at': now})
+    _record(node_data, event_type, 'INFO', event, conductor)
 
 
 def record_changes(node_data: dict, changes: dict,
@@ -58,5 +86,4 @@ def record_changes(node_data: dict, changes: dict,
     """What a save of ``changes`` means for the history: a new error."""
     error = changes.get('last_error')
     if error:
-        record_error(node_data['id'], node_data.get('provision_state'),
-                     str(error), conductor)
+        record_error(node_data, str(error), conductor)

@@ -213,3 +213,25 @@ def test_instance_name_service_without_ramdisk_and_abort(bm112):
     node = bm.wait(n['uuid'], 'active')
     assert node['last_error'] is None
     assert _bios(bm, n['uuid']) == {'BootMode': 'Uefi'}
+
+
+def test_history_and_firmware_fields_of_1_113_to_1_115(server):
+    bm = cli.CLI(server.endpoint, version='1.115')
+    n = bm('node', 'create', '--driver', 'fake-hardware',
+           '--firmware-interface', 'fake', '-f', 'json')
+    bm('node', 'manage', n['uuid'], '--wait', '30')
+    comps = {c['component']: c for c in bm(
+        'node', 'firmware', 'list', n['uuid'], '-f', 'json')}
+    assert comps['bmc']['initial_version'] == '1.0.0'
+    bm('node', 'clean', n['uuid'], '--clean-steps', json.dumps(
+        [{'interface': 'bios', 'step': 'apply_configuration',
+          'args': {'settings': 'not a list'}}]))
+    bm.wait_state(n['uuid'], 'clean failed')
+    events = bm('node', 'history', 'list', n['uuid'], '--long', '-f',
+                'json')
+    assert len(events) == 1, events
+    event = events[0]
+    assert event['state'] == 'cleaning', event
+    assert event['target_provision_state'] == 'manageable'
+    assert isinstance(event['duration_seconds'], int)
+    assert 'project' in event

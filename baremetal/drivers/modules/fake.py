@@ -374,7 +374,8 @@ class FakeBIOS(FakeBase, base.BIOSInterface):
 class FakeFirmware(FakeBase, base.FirmwareInterface):
     """Firmware versions kept in the node's driver_internal_info
     ``fake_firmware_versions`` (``{component: version}``; a new node has
-    a bios and a bmc at 1.0.0).  ``update`` flashes each component with
+    a bios and a bmc at 1.0.0; vendor "fake-hardware", model
+    "fake-<component>").  ``update`` flashes each component with
     the file its URL names: the new version is the URL's last path
     segment."""
 
@@ -383,7 +384,9 @@ class FakeFirmware(FakeBase, base.FirmwareInterface):
     def cache_firmware_components(self, task):
         stored = task.node.driver_internal_info.get(
             'fake_firmware_versions', self.INITIAL)
-        return [{'component': c, 'current_version': v}
+        return [{'component': c, 'current_version': v,
+                 'vendor': 'fake-hardware', 'model': 'fake-%s' % c,
+                 'serial_number': '%s-%s' % (c, task.node.uuid[:8])}
                 for c, v in sorted(stored.items())]
 
     _UPDATE_ARGS = {'settings': {

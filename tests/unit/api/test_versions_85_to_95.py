@@ -47,13 +47,14 @@ _APPLY = {'interface': 'bios', 'step': 'apply_configuration',
 
 
 def test_max_version_is_advertised(api):
-    # 1.112 (Ironic 39's 1.96 to 1.112 on top of these): one above is 406
+    # 1.115, Ironic 39's maximum (its 1.96 to 1.115 on top of these): one
+    # above is 406
     status, body, headers = api.request('GET', '/', version=None)
-    assert body['default_version']['version'] == '1.112'
-    assert headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.112'
-    status, _, _ = api.request('GET', '/v1/nodes', version='1.113')
+    assert body['default_version']['version'] == '1.115'
+    assert headers['X-OpenStack-Ironic-API-Maximum-Version'] == '1.115'
+    status, _, _ = api.request('GET', '/v1/nodes', version='1.116')
     assert status == 406
-    status, _, _ = api.request('GET', '/v1/nodes', version='1.112')
+    status, _, _ = api.request('GET', '/v1/nodes', version='1.115')
     assert status == 200
 
 

@@ -13,12 +13,30 @@ from baremetal.db import api as db
 H = db.T['node_history']
 _LIST_FIELDS = ('uuid', 'created_at', 'severity', 'event')
 _ALL_FIELDS = ('uuid', 'created_at', 'severity', 'event', 'event_type',
-               'conductor', 'user')
+               'conductor', 'user', 'project', 'state',
+               'target_provision_state', 'duration_seconds')
+# detail fields newer than the history itself
+_FIELD_VERSIONS = {
+    'project': versions.NODE_HISTORY_PROJECT,
+    'state': versions.NODE_HISTORY_FIELDS,
+    'target_provision_state': versions.NODE_HISTORY_FIELDS,
+    'duration_seconds': versions.NODE_HISTORY_FIELDS,
+}
+# a listed event's text is cut to this many characters (as Ironic)
+_SHORT_EVENT = 255
+
+
+def _detail_fields(req) -> tuple:
+    return tuple(f for f in _ALL_FIELDS
+                 if req.allows(_FIELD_VERSIONS.get(f, 0)))
 
 
 def _view(req, node_uuid: str, row: dict, fields) -> dict:
     out = {f: (node_view.iso(row[f]) if f == 'created_at' else row[f])
            for f in fields}
+    if fields is _LIST_FIELDS and len(out['event'] or '') > _SHORT_EVENT:
+        # the short list cuts long texts (as Ironic); detail has them whole
+        out['event'] = out['event'][:_SHORT_EVENT - 4] + '...'
     out['links'] = req.links('nodes', node_uuid, 'history', row['uuid'])
     return out
 
@@ -40,7 +58,7 @@ def list_history(req, node):
         marker = found[0]
     events = db.query(H, (H.c.node_id == row['id'],), None, limit, marker,
                       'id', 'asc')
-    fields = _ALL_FIELDS if detail else _LIST_FIELDS
+    fields = _detail_fields(req) if detail else _LIST_FIELDS
     out = {'history': [_view(req, row['uuid'], e, fields) for e in events]}
     out.update(collection.next_link(
         req, 'nodes/%s/history' % row['uuid'], events, limit))
@@ -57,4 +75,4 @@ def get_history_event(req, node, event):
         raise exception.ResourceNotFound(
             'History event %s of node %s could not be found'
             % (event, row['uuid']))
-    return _view(req, row['uuid'], found[0], _ALL_FIELDS)
+    return _view(req, row['uuid'], found[0], _detail_fields(req))
