@@ -84,6 +84,22 @@ def test_power_and_boot_device_reach_the_bmc(server, bmc):
     _, got = bs.http(server, 'GET', '/v1/nodes/%s/management/boot_device/'
                      'supported' % node)
     assert {'pxe', 'disk', 'cdrom'} <= set(got['supported_boot_devices'])
+    # the power sync (every second here) also reads the system's
+    # Status.Health (API 1.109) and records the change in the history
+    deadline = time.monotonic() + 15
+    while bs.http(server, 'GET', '/v1/nodes/%s' % node,
+                  version='1.109')[1]['health'] != 'OK':
+        assert time.monotonic() < deadline, 'health never read'
+        time.sleep(0.2)
+    _, events = bs.http(server, 'GET', '/v1/nodes/%s/history?detail=true'
+                        % node, version='1.115')
+    health = [e for e in events['history'] if e['event_type'] ==
+              'monitoring']
+    assert len(health) == 1, events
+    assert health[0]['severity'] == 'INFO'
+    assert "health='OK'" in health[0]['event']
+    assert 'health' not in bs.http(server, 'GET', '/v1/nodes/%s' % node,
+                                   version='1.108')[1]
 
 
 def test_inspection_fills_properties_and_creates_ports(server, bmc):
