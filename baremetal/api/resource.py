@@ -35,6 +35,8 @@ class Resource:
                                       'updated_at'))
     # row -> API values for derived fields (e.g. node_uuid)
     derive: Callable[[list[dict]], Callable[[dict], dict]] | None = None
+    # (version, API values) -> None: what a version shows differently
+    adjust: Callable[[int, dict], None] | None = None
     sub_links: tuple[str, ...] = ()
     marker_key: str = 'uuid'
     collection_key: str | None = None   # JSON key of a list (default name)
@@ -51,6 +53,8 @@ class Resource:
         for r in rows:
             values = dict(r)
             values.update(extra(r))
+            if self.adjust:
+                self.adjust(req.version, values)
             d = {}
             for f in fields:
                 v = values.get(f)

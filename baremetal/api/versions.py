@@ -109,7 +109,7 @@ DISABLE_POWER_OFF = 95
 INSPECTION_RULES = 96
 PORT_DESCRIPTION = 97
 PATCH_SPECIAL_KEYS = 98       # JSON pointer escapes ~0 ~1 in PATCH paths
-PORT_CONDUCTOR_GROUP = 99     # ?conductor_group= on port/portgroup lists
+PORT_CONDUCTOR_GROUP = 99     # ?conductor_groups= on port/portgroup lists
 PORT_VENDOR = 100
 PORT_CATEGORY = 101
 PORTGROUP_PHYSICAL_NETWORK = 102
@@ -198,11 +198,18 @@ PORT_FIELDS = {
     'physical_network': PHYSICAL_NETWORK,
     'is_smartnic': SMARTNIC,
     'name': PORT_NAME,
+    'description': PORT_DESCRIPTION,
+    'vendor': PORT_VENDOR,
+    'category': PORT_CATEGORY,
+    'available_for_dynamic_portgroup': DYNAMIC_PORTGROUP,
 }
 
 PORTGROUP_FIELDS = {
     'mode': PORTGROUP_MODE,
     'properties': PORTGROUP_MODE,
+    'physical_network': PORTGROUP_PHYSICAL_NETWORK,
+    'category': PORTGROUP_CATEGORY,
+    'dynamic_portgroup': DYNAMIC_PORTGROUP,
 }
 
 ALLOCATION_FIELDS = {

@@ -1,13 +1,18 @@
-"""/v1/portgroups (1.23; mode and properties 1.26) and
+"""/v1/portgroups (1.23; mode and properties 1.26; physical_network
+1.102; category 1.103; dynamic_portgroup 1.111) and
 /v1/nodes/{node}/portgroups (1.24)."""
 
 import re
+
+import sqlalchemy as sa
 
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
+from baremetal.api.controllers.v1 import port_physnets
+from baremetal.api.controllers.v1 import ports
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.db import api as db
@@ -18,9 +23,13 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 
 FIELDS = ('uuid', 'address', 'name', 'node_uuid', 'extra',
           'internal_info', 'standalone_ports_supported', 'mode',
-          'properties', 'created_at', 'updated_at')
+          'properties', 'physical_network', 'category',
+          'dynamic_portgroup', 'created_at', 'updated_at')
+# dynamic_portgroup is read only (Ironic's trait based networking, which
+# is not here, makes dynamic groups)
 CREATE = {'uuid', 'address', 'name', 'node_uuid', 'extra',
-          'standalone_ports_supported', 'mode', 'properties'}
+          'standalone_ports_supported', 'mode', 'properties',
+          'physical_network', 'category'}
 
 
 def _derive(rows):
@@ -32,7 +41,8 @@ def _derive(rows):
                 'internal_info': r.get('internal_info') or {},
                 'properties': r.get('properties') or {},
                 'standalone_ports_supported':
-                    r.get('standalone_ports_supported') is not False}
+                    r.get('standalone_ports_supported') is not False,
+                'dynamic_portgroup': bool(r.get('dynamic_portgroup'))}
     return extra
 
 
@@ -42,9 +52,10 @@ RES = resource.Resource(
     field_versions=versions.PORTGROUP_FIELDS,
     not_found=exception.PortgroupNotFound, not_found_key='portgroup',
     readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
-                        'internal_info', 'ports')),
+                        'internal_info', 'ports', 'dynamic_portgroup')),
     sort_keys=frozenset(('id', 'uuid', 'address', 'name', 'created_at',
-                         'updated_at', 'mode')),
+                         'updated_at', 'mode', 'physical_network',
+                         'category', 'dynamic_portgroup')),
     derive=_derive, sub_links=('ports',))
 
 
@@ -70,6 +81,14 @@ def _check(values: dict) -> dict:
             out[k] = v or {}
         elif k == 'standalone_ports_supported':
             out[k] = True if v is None else patching.to_bool(k, v)
+        elif k == 'physical_network':
+            out[k] = port_physnets.check_value(v)
+        elif k == 'category':
+            if v is not None and (not isinstance(v, str) or len(v) > 80):
+                raise exception.InvalidParameterValue(
+                    err='category must be a string of at most 80 '
+                        'characters')
+            out[k] = v
         elif k == 'mode':
             if v is not None and not isinstance(v, str):
                 raise exception.InvalidParameterValue(
@@ -87,6 +106,23 @@ def _check(values: dict) -> dict:
 def _filters(req) -> list:
     p = req.params
     out = []
+    if 'shard' in p and not req.allows(versions.PORTGROUP_SHARD):
+        raise exception.NotAcceptable(
+            reason='the shard filter needs API version 1.%d or later'
+            % versions.PORTGROUP_SHARD)
+    shards = [s for s in p.get('shard', '').split(',') if s]
+    groups = ports.conductor_groups(req)
+    # as Ironic: one of these filters at a time
+    if sum(1 for f in (p.get('node'), p.get('address'), shards, groups)
+           if f) > 1:
+        raise exception.InvalidParameterValue(
+            err='Filtering by node, address, shard or conductor_groups '
+                'simultaneously is not supported.')
+    if shards:
+        out.append(PG.c.node_id.in_(sa.select(db.NODES.c.id).where(
+            db.NODES.c.shard.in_(shards))))
+    if groups:
+        out.append(ports.on_nodes_in_groups(PG.c.node_id, groups))
     if p.get('node'):
         out.append(PG.c.node_id == nodes.get_row(
             req, p['node'], ('id', 'uuid', 'owner', 'lessee'))['id'])
@@ -144,7 +180,11 @@ def patch_portgroup(req, pg):
     row = RES.get_row(req, pg)
     changes = RES.patched(req, row, mandatory=('node_uuid',))
     if changes:
-        db.update(PG, row['id'], _check(changes))
+        values = _check(changes)
+        db.update(PG, row['id'], values)
+        if 'physical_network' in values:
+            port_physnets.set_for_group(row['id'],
+                                        values['physical_network'])
         row = RES.get_row(req, row['uuid'])
     return RES.view(req, row)
 

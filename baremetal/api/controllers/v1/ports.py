@@ -9,6 +9,7 @@ from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
+from baremetal.api.controllers.v1 import port_physnets
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.db import api as db
@@ -19,16 +20,21 @@ _MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 
 FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
           'internal_info', 'local_link_connection', 'pxe_enabled',
-          'physical_network', 'is_smartnic', 'name', 'created_at',
-          'updated_at')
+          'physical_network', 'is_smartnic', 'name', 'description',
+          'vendor', 'category', 'available_for_dynamic_portgroup',
+          'created_at', 'updated_at')
 CREATE = {'uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
           'local_link_connection', 'pxe_enabled', 'physical_network',
-          'is_smartnic', 'name', 'node_ident'}
+          'is_smartnic', 'name', 'node_ident', 'description', 'vendor',
+          'category', 'available_for_dynamic_portgroup'}
+# free-text fields (1.97, 1.100, 1.101): null or up to so many characters
+_TEXT = {'description': 255, 'vendor': 32, 'category': 80}
 # local_link_connection keys: always, and from the version given
 _LLC_KEYS = {'switch_id': 1, 'port_id': 1, 'switch_info': 1, 'hostname': 1,
              'network_type': versions.LOCAL_LINK_NETWORK_TYPE,
              'vtep-logical-switch': versions.OVN_VTEP,
              'vtep-physical-switch': versions.OVN_VTEP}
+# the OVN VTEP keys exist only in API 1.90 to 1.104
 _VTEP = ('vtep-logical-switch', 'vtep-physical-switch')
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~:]{1,255}$')
 
@@ -49,8 +55,21 @@ def _derive(rows):
                     r.get('local_link_connection') or {},
                 'pxe_enabled': True if r.get('pxe_enabled') is None
                 else r['pxe_enabled'],
-                'is_smartnic': bool(r.get('is_smartnic'))}
+                'is_smartnic': bool(r.get('is_smartnic')),
+                'available_for_dynamic_portgroup':
+                    r.get('available_for_dynamic_portgroup') is not False}
     return extra
+
+
+def _vtep_allowed(version: int) -> bool:
+    return versions.OVN_VTEP <= version < versions.NO_OVN_VTEP
+
+
+def _adjust(version: int, values: dict) -> None:
+    # as Ironic: outside 1.90-1.104 a link with VTEP keys shows as empty
+    llc = values.get('local_link_connection')
+    if llc and not _vtep_allowed(version) and any(k in llc for k in _VTEP):
+        values['local_link_connection'] = {}
 
 
 RES = resource.Resource(
@@ -61,13 +80,21 @@ RES = resource.Resource(
     readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
                         'internal_info')),
     sort_keys=frozenset(('id', 'uuid', 'address', 'created_at',
-                         'updated_at', 'pxe_enabled', 'physical_network')),
-    derive=_derive)
+                         'updated_at', 'pxe_enabled', 'physical_network',
+                         'description', 'vendor', 'category',
+                         'available_for_dynamic_portgroup')),
+    derive=_derive, adjust=_adjust)
 
 
 def _check_llc(req, llc: dict, smartnic: bool) -> None:
     """Ironic's local_link_connection rules: known keys (some from a
     version on), string values, and the keys a managed link needs."""
+    if any(k in llc for k in _VTEP) and not _vtep_allowed(req.version):
+        raise exception.NotAcceptable(
+            reason='local_link_connection keys %s are accepted only by API '
+                   'versions 1.%d to 1.%d' % (' and '.join(_VTEP),
+                                              versions.OVN_VTEP,
+                                              versions.NO_OVN_VTEP - 1))
     for k, v in llc.items():
         minv = _LLC_KEYS.get(k)
         if minv is None or not req.allows(minv):
@@ -98,6 +125,23 @@ def _check_llc(req, llc: dict, smartnic: bool) -> None:
         raise exception.InvalidParameterValue(
             err='local_link_connection needs %s (has %s)'
             % (', '.join(need), ', '.join(sorted(llc)) or 'none'))
+
+
+def _check_newer(k: str, v):
+    """description, vendor, category (1.97, 1.100, 1.101) and
+    available_for_dynamic_portgroup (1.111)."""
+    if k == 'available_for_dynamic_portgroup':
+        # JSON true or false (null: removed, back to the default)
+        if v is not None and not isinstance(v, bool):
+            raise exception.InvalidParameterValue(
+                err='available_for_dynamic_portgroup must be true or '
+                    'false, got %r' % (v,))
+        return v is not False
+    if v is not None and (not isinstance(v, str) or len(v) > _TEXT[k]):
+        raise exception.InvalidParameterValue(
+            err='%s must be a string of at most %d characters'
+            % (k, _TEXT[k]))
+    return v
 
 
 def _check_values(req, values: dict, smartnic: bool = False) -> dict:
@@ -143,11 +187,9 @@ def _check_values(req, values: dict, smartnic: bool = False) -> dict:
                 out['portgroup_id'] = db.get(
                     PG, v, exception.PortgroupNotFound, portgroup=v)['id']
         elif k == 'physical_network':
-            if v is not None and (not isinstance(v, str) or len(v) > 64):
-                raise exception.InvalidParameterValue(
-                    err='physical_network must be a string of at most 64 '
-                        'characters')
-            out[k] = v
+            out[k] = port_physnets.check_value(v)
+        elif k in _TEXT or k == 'available_for_dynamic_portgroup':
+            out[k] = _check_newer(k, v)
         elif k == 'uuid':
             if not db.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
@@ -155,9 +197,43 @@ def _check_values(req, values: dict, smartnic: bool = False) -> dict:
     return out
 
 
+def conductor_groups(req) -> list[str]:
+    """``?conductor_groups=a,b`` (repeatable; API 1.99): the groups of
+    the nodes whose ports or port groups to list."""
+    raw = req.params.getall('conductor_groups')
+    if raw and not req.allows(versions.PORT_CONDUCTOR_GROUP):
+        raise exception.NotAcceptable(
+            reason='the conductor_groups filter needs API version 1.%d or '
+                   'later' % versions.PORT_CONDUCTOR_GROUP)
+    return [g.strip() for v in raw for g in v.split(',') if g.strip()]
+
+
+def on_nodes_in_groups(node_id, groups: list[str]):
+    """A clause: ``node_id`` is a node in one of the conductor groups."""
+    n = db.NODES
+    return node_id.in_(sa.select(n.c.id).where(
+        n.c.conductor_group.in_(groups)))
+
+
 def _filters(req) -> list:
     p = req.params
     out = []
+    groups = conductor_groups(req)
+    if groups:
+        if any(p.get(k) for k in ('node', 'node_uuid', 'portgroup',
+                                  'address')):
+            raise exception.InvalidParameterValue(
+                err='Filtering by conductor_groups cannot be combined with '
+                    'the node, portgroup or address filters')
+        out.append(on_nodes_in_groups(P.c.node_id, groups))
+    if 'description_contains' in p:
+        if not req.allows(versions.PORT_DESCRIPTION):
+            raise exception.NotAcceptable(
+                reason='the description_contains filter needs API version '
+                       '1.%d or later' % versions.PORT_DESCRIPTION)
+        if p['description_contains']:
+            out.append(P.c.description.contains(p['description_contains'],
+                                                autoescape=True))
     node = p.get('node') or p.get('node_uuid')
     if node:
         out.append(P.c.node_id == nodes.get_row(req, node, ('id', 'uuid',
@@ -244,6 +320,9 @@ def create_port(req):
             err='"address" and "node_uuid" (or, from API 1.94, '
                 '"node_ident") are required')
     values = _check_values(req, body, bool(body.get('is_smartnic')))
+    if values.get('portgroup_id'):
+        port_physnets.check_member(values['portgroup_id'],
+                                   values.get('physical_network'))
     return RES.created(req, db.create(P, values))
 
 
@@ -255,9 +334,27 @@ def patch_port(req, port):
     if changes:
         smartnic = changes.get('is_smartnic', row.get('is_smartnic'))
         values = _check_values(req, changes, bool(smartnic))
+        _check_physnet_change(req, row, values)
         db.update(P, row['id'], values)
         row = db.get(P, row['id'], exception.PortNotFound, port=port)
     return RES.view(req, row)
+
+
+def _check_physnet_change(req, row: dict, values: dict) -> None:
+    """A member port keeps its group's physical network; from API 1.102
+    only the group changes it."""
+    group = values.get('portgroup_id', row.get('portgroup_id'))
+    if not group or not {'portgroup_id', 'physical_network'} & set(values):
+        return
+    if 'physical_network' in values and \
+            req.allows(versions.PORTGROUP_PHYSICAL_NETWORK):
+        raise exception.InvalidParameterValue(
+            err='physical_network cannot be changed while the port belongs '
+                'to a portgroup; change the portgroup\'s physical_network '
+                'instead')
+    port_physnets.check_member(
+        group, values.get('physical_network', row.get('physical_network')),
+        row['id'])
 
 
 @route('DELETE', '/v1/ports/{port}', status=204)
