@@ -34,7 +34,8 @@ _VERSION_HEADERS = {
 _V1_RESOURCES = frozenset((
     'nodes', 'ports', 'portgroups', 'drivers', 'chassis', 'conductors',
     'allocations', 'deploy_templates', 'volume', 'lookup', 'heartbeat',
-    'events', 'shards', 'runbooks', 'continue_inspection'))
+    'events', 'shards', 'runbooks', 'continue_inspection',
+    'inspection_rules'))
 
 
 def _dumps(obj) -> bytes:

@@ -51,7 +51,7 @@ def _rules():
                                         'Create or delete nodes'))
     for res in ('port', 'portgroup', 'chassis', 'driver', 'conductor',
                 'allocation', 'deploy_template', 'volume', 'events',
-                'runbook'):
+                'runbook', 'inspection_rule'):
         for action in ('get', 'list', 'list_all'):
             rules.append(policy.RuleDefault(
                 'baremetal:%s:%s' % (res, action), SYSTEM_READER,

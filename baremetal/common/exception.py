@@ -174,6 +174,10 @@ class RunbookNotFound(NotFound):
     _msg_fmt = 'Runbook %(runbook)s could not be found.'
 
 
+class InspectionRuleNotFound(NotFound):
+    _msg_fmt = 'Rule %(rule)s could not be found.'
+
+
 class VolumeConnectorNotFound(NotFound):
     _msg_fmt = 'Volume connector %(connector)s could not be found.'
 
@@ -226,6 +230,10 @@ class ResourceAlreadyExists(Conflict):
     _msg_fmt = '%(what)s already exists.'
 
 
+class InspectionRuleAlreadyExists(Conflict):
+    _msg_fmt = 'A rule with UUID %(uuid)s already exists.'
+
+
 class InvalidState(Conflict):
     _msg_fmt = '%(reason)s'
 
@@ -256,6 +264,17 @@ class NoValidHost(TemporaryFailure):
 class DatabaseUnavailable(TemporaryFailure):
     _msg_fmt = ('The database cannot be reached (%(reason)s); the request '
                 'was not carried out, try again shortly')
+
+
+class HardwareInspectionFailure(BaremetalException):
+    """Inspection found the machine unacceptable (an inspection rule's
+    ``fail`` action); the node goes to ``inspect failed``."""
+    _msg_fmt = 'Failed to inspect hardware. Reason: %(error)s'
+
+
+class InspectionRuleFailed(BaremetalException):
+    """A condition or action of an inspection rule could not run."""
+    _msg_fmt = 'Failed to apply rule %(rule)s to node %(node)s: %(error)s'
 
 
 class HardwareError(BaremetalException):

@@ -1,10 +1,14 @@
 """Inspection (verb 'inspect')."""
 
+import copy
+
 from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.conductor import inspection_rules
 from baremetal.db import api as db
+from baremetal.objects import inventory as inventory_store
 
 LOG = log.getLogger(__name__)
 
@@ -37,7 +41,8 @@ def abort(task) -> None:
 
 def resume(task, inventory: dict, plugin_data: dict) -> None:
     """The agent posted the inventory (in-band inspection): the inspect
-    interface learns from it and the node becomes manageable."""
+    interface learns from it, the inspection rules run on it and the
+    node becomes manageable."""
     node = task.node
     handler = getattr(task.driver.inspect, 'continue_inspection', None)
     if handler is None:
@@ -45,6 +50,7 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
             driver=node.driver, extension='continue_inspection')
     try:
         handler(task, inventory, plugin_data)
+        _apply_rules(task, inventory, plugin_data)
     except Exception as e:
         node.last_error = ('Failed to process the inspection data of node '
                            '%s: %s' % (node.uuid, e))
@@ -54,3 +60,12 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
     node.inspection_finished_at = db.utcnow()
     task.process_event('done')
     LOG.info('Node %s: in-band inspection finished', node.uuid)
+
+
+def _apply_rules(task, inventory: dict, plugin_data: dict) -> None:
+    """Run the inspection rules; keep what they changed in the plugin
+    data the inspect interface stored."""
+    before = copy.deepcopy(plugin_data)
+    inspection_rules.apply(task, inventory, plugin_data)
+    if plugin_data != before:
+        inventory_store.update_plugin_data(task.node.id, plugin_data)

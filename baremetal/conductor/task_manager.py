@@ -23,6 +23,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import state_machine
+from baremetal.conductor import inspection_rules
 from baremetal.db import api as db
 from baremetal import objects
 from baremetal.objects import history
@@ -148,6 +149,13 @@ class TaskManager:
                         self.node.uuid, address)
             return
         self.ports.append(port)
+
+    def apply_inspection_rules(self, inventory: dict,
+                               plugin_data: dict) -> None:
+        """Run the inspection rules on what an out-of-band inspection
+        found (conductor/inspection_rules.py); raises when a rule fails
+        the inspection."""
+        inspection_rules.apply(self, inventory, plugin_data)
 
     def poll_step_soon(self) -> None:
         """Have the conductor poll the asynchronous step the node waits

@@ -8,12 +8,13 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import pxe
 from baremetal.conf import redfish
 
 CONF = cfg.CONF
 
-for _mod in (default, agent, api, conductor, database, deploy, ipmi,
-             pxe, redfish):
+for _mod in (default, agent, api, conductor, database, deploy,
+             inspection_rules, ipmi, pxe, redfish):
     _mod.register_opts(CONF)

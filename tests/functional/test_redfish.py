@@ -108,6 +108,13 @@ def test_inspection_fills_properties_and_creates_ports(server, bmc):
     node = _enroll(server, bmc, sys1)
     conn.baremetal.set_node_provision_state(node, 'manage', wait=True,
                                             timeout=30)
+    # an inspection rule (1.96) that tags machines with four CPUs
+    status, rule = bs.http(server, 'POST', '/v1/inspection_rules', {
+        'conditions': [{'op': 'eq', 'args': {
+            'values': ['{inventory[cpu][count]}', '4']}}],
+        'actions': [{'op': 'add-trait', 'args': {'name': 'CUSTOM_4CPU'}}]},
+        version='1.96')
+    assert status == 201, rule
     conn.baremetal.set_node_provision_state(node, 'inspect', wait=True,
                                             timeout=60)
     got = bs.node(server, node)
@@ -120,6 +127,18 @@ def test_inspection_fills_properties_and_creates_ports(server, bmc):
     _, ports = bs.http(server, 'GET', '/v1/ports?node=%s' % node)
     assert sorted(p['address'] for p in ports['ports']) == \
         sorted(n['mac'] for n in sys1['nics'])
+    _, traits = bs.http(server, 'GET', '/v1/nodes/%s/traits' % node)
+    assert traits['traits'] == ['CUSTOM_4CPU']
+    # what the BMC told is the node's inventory (1.81)
+    status, inv = bs.http(server, 'GET', '/v1/nodes/%s/inventory' % node,
+                          version='1.81')
+    assert status == 200, inv
+    assert inv['inventory']['cpu'] == {'count': 4,
+                                       'architecture': 'x86_64'}
+    assert sorted(i['mac_address'] for i in inv['inventory'][
+        'interfaces']) == sorted(n['mac'] for n in sys1['nics'])
+    bs.http(server, 'DELETE', '/v1/inspection_rules/%s' % rule['uuid'],
+            version='1.96')
 
 
 def test_cleaning_with_a_bios_step_changes_the_bios(server, bmc):

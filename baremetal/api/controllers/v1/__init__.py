@@ -5,7 +5,7 @@ import importlib
 MODULES = ('nodes', 'node_states', 'node_actions', 'ports', 'drivers',
            'conductors', 'chassis', 'agent', 'indicators', 'node_history',
            'node_inventory', 'shards', 'node_firmware', 'node_vmedia',
-           'runbooks', 'runbook_traits')
+           'runbooks', 'runbook_traits', 'inspection_rules')
 OPTIONAL = ('portgroups', 'volume', 'allocations', 'deploy_templates',
             'events')
 

@@ -18,9 +18,9 @@ from baremetal.db import api as db
 from baremetal.drivers import base
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.agent import deploy as agent_deploy
+from baremetal.objects import inventory as inventory_store
 
 LOG = log.getLogger(__name__)
-INVENTORY = db.T['node_inventory']
 
 
 class AgentInspect(base.InspectInterface):
@@ -47,12 +47,7 @@ class AgentInspect(base.InspectInterface):
         """The agent's inventory arrived: keep it, learn from it."""
         node = task.node
         now = db.utcnow()
-        with db.writer() as conn:
-            conn.execute(INVENTORY.delete().where(
-                INVENTORY.c.node_id == node.id))
-            conn.execute(INVENTORY.insert().values(
-                node_id=node.id, inventory_data=inventory,
-                plugin_data=plugin_data, created_at=now))
+        inventory_store.store(node.id, inventory, plugin_data)
         node.properties.update(inventory_mod.properties_from(inventory))
         known = {p.address for p in task.ports}
         for mac in inventory_mod.macs_of(inventory):

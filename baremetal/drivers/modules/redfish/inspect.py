@@ -1,11 +1,13 @@
 """``redfish`` inspect interface: CPU, memory, disks and NICs from the
-BMC into ``node.properties`` and ports."""
+BMC into ``node.properties`` and ports; then the inspection rules (API
+1.96) run on what it found."""
 
 from oslo_log import log
 
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
+from baremetal.objects import inventory as inventory_store
 
 LOG = log.getLogger(__name__)
 
@@ -15,6 +17,16 @@ _ARCH = {'x86': 'x86_64', 'IA-64': 'ia64', 'ARM': 'aarch64',
 
 def _value(x):
     return getattr(x, 'value', x)
+
+
+def _inventory(found: dict, disks: list[int], macs: list[str]) -> dict:
+    """What the BMC told, in the agent's inventory format (the parts
+    it has)."""
+    return {'cpu': {'count': found.get('cpus'),
+                    'architecture': found.get('cpu_arch')},
+            'memory': {'physical_mb': found.get('memory_mb')},
+            'disks': [{'size': size} for size in disks],
+            'interfaces': [{'mac_address': mac} for mac in macs]}
 
 
 class RedfishInspect(client.Interface, base.InspectInterface):
@@ -50,6 +62,13 @@ class RedfishInspect(client.Interface, base.InspectInterface):
             task.create_port(mac)
         LOG.info('Node %s: inspection found %s and NICs %s', node.uuid,
                  found, macs)
+        # kept as the node's inventory (API 1.81) in the agent's format;
+        # the inspection rules see it as they see an agent's
+        inventory, plugin_data = _inventory(found, disks, macs), {}
+        inventory_store.store(node.id, inventory, plugin_data)
+        task.apply_inspection_rules(inventory, plugin_data)
+        if plugin_data:
+            inventory_store.update_plugin_data(node.id, plugin_data)
         return states.MANAGEABLE
 
     @staticmethod
