@@ -12,6 +12,7 @@ import io
 import json
 import os
 import time
+import urllib.request
 
 from ironicclient import shell
 
@@ -73,3 +74,20 @@ class CLI:
                 return n
             assert time.monotonic() < deadline, n
             time.sleep(0.05)
+
+    def inspect_in_band(self, node: str, inventory: dict) -> dict:
+        """``baremetal node inspect`` on a node with the ``agent``
+        inspect interface, then post ``inventory`` as its agent would
+        (``/v1/continue_inspection``, API 1.84); the node once it rests
+        again."""
+        self('node', 'inspect', node)
+        self.wait_state(node, 'inspect wait')
+        req = urllib.request.Request(
+            self.env['OS_ENDPOINT'] + '/v1/continue_inspection',
+            data=json.dumps({'inventory': inventory}).encode(),
+            headers={'Content-Type': 'application/json',
+                     'X-OpenStack-Ironic-API-Version': '1.84'},
+            method='POST')
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert resp.status == 202
+        return self.wait(node, 'manageable')

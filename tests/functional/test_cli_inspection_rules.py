@@ -3,7 +3,6 @@
 agent's inventory arrives."""
 
 import json
-import urllib.request
 
 import pytest
 
@@ -97,7 +96,7 @@ def test_bad_rules_are_refused_with_the_reason(bm):
     assert bm('inspection', 'rule', 'list', '-f', 'json') == []
 
 
-def test_rule_applies_on_in_band_inspection(bm, server):
+def test_rule_applies_on_in_band_inspection(bm):
     rule = _create(bm, '--conditions', json.dumps(BIG), '--actions',
                    json.dumps([
                        {'op': 'add-trait', 'args': {'name': 'CUSTOM_BIG'}},
@@ -112,16 +111,7 @@ def test_rule_applies_on_in_band_inspection(bm, server):
     bm('port', 'create', INVENTORY['interfaces'][0]['mac_address'],
        '--node', n['uuid'])
     bm('node', 'manage', n['uuid'], '--wait', '30')
-    bm('node', 'inspect', n['uuid'])
-    bm.wait_state(n['uuid'], 'inspect wait')
-    req = urllib.request.Request(
-        server.endpoint + '/v1/continue_inspection',
-        data=json.dumps({'inventory': INVENTORY}).encode(),
-        headers={'Content-Type': 'application/json',
-                 'X-OpenStack-Ironic-API-Version': '1.84'}, method='POST')
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.status == 202
-    node = bm.wait(n['uuid'], 'manageable')
+    node = bm.inspect_in_band(n['uuid'], INVENTORY)
     assert node['properties']['memory_class'] == 'big'
     assert node['properties']['memory_mb'] == 65536
     assert 'cpu_arch:x86_64' in node['properties']['capabilities']

@@ -5,7 +5,6 @@ disable_power_off, instance_name, abort in wait call-back) against a
 real baremetal-server."""
 
 import json
-import urllib.request
 
 import pytest
 
@@ -98,7 +97,7 @@ def test_runbooks(bm):
     assert bm('runbook', 'list', '-f', 'json') == []
 
 
-def test_inventory_history_shards_children(bm, server, tmp_path):
+def test_inventory_history_shards_children(bm, tmp_path):
     parent = bm('node', 'create', '--driver', 'fake-hardware', '--name',
                 'cli-parent', '--shard', 'rack-9', '-f', 'json')
     child = bm('node', 'create', '--driver', 'fake-hardware', '--name',
@@ -112,16 +111,7 @@ def test_inventory_history_shards_children(bm, server, tmp_path):
     bm('node', 'set', parent['uuid'], '--inspect-interface', 'agent')
     bm('port', 'create', '52:54:00:dd:00:01', '--node', parent['uuid'])
     bm('node', 'manage', parent['uuid'], '--wait', '30')
-    bm('node', 'inspect', parent['uuid'])
-    bm.wait_state(parent['uuid'], 'inspect wait')
-    req = urllib.request.Request(
-        server.endpoint + '/v1/continue_inspection',
-        data=json.dumps({'inventory': INVENTORY}).encode(),
-        headers={'Content-Type': 'application/json',
-                 'X-OpenStack-Ironic-API-Version': '1.84'}, method='POST')
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.status == 202
-    bm.wait(parent['uuid'], 'manageable')
+    bm.inspect_in_band(parent['uuid'], INVENTORY)
     out = tmp_path / 'inv.json'
     bm('node', 'inventory', 'save', parent['uuid'], '--file', str(out))
     assert json.loads(out.read_text())['inventory'] == INVENTORY

@@ -123,6 +123,23 @@ def _check_configdrive(req, verb: str, cd) -> None:
 def set_provision_state(req, node):
     policy.authorize(req, 'baremetal:node:set_provision_state')
     body = req.json_object()
+    verb = _verb(req, body)
+    params = _params(req, verb, body)
+    # only what the checks, the policy and the routing need
+    row = nodes.get_row(req, node, _PROVISION_COLUMNS)
+    _check_node(req, verb, row)
+    if 'runbook' in body:
+        _runbook_steps(req, verb, body['runbook'], row, params)
+    if verb == 'provide':
+        retirement.check_providable(objects.Node(row))
+    state.RPC.do_provisioning_action(req.context, row, verb, params)
+    _point_at_states(req, row)
+    return None
+
+
+def _verb(req, body: dict) -> str:
+    """The request's verb (1.73's aliases resolved), checked with the
+    arguments given for it against the version."""
     verb = body.get('target')
     if not isinstance(verb, str) or (verb not in states.VERBS and
                                      verb not in _ALIASES):
@@ -148,6 +165,11 @@ def set_provision_state(req, node):
         if arg in body and not req.allows(minv):
             raise exception.NotAcceptable(
                 reason='%s needs API version 1.%d or later' % (arg, minv))
+    return verb
+
+
+def _params(req, verb: str, body: dict) -> dict:
+    """What the conductor gets for the verb, each argument checked."""
     params = {}
     if verb in ('active', 'rebuild') and 'configdrive' in body:
         _check_configdrive(req, verb, body['configdrive'])
@@ -176,10 +198,14 @@ def set_provision_state(req, node):
                 err='A non-empty "rescue_password" is required when '
                     'setting target provision state to rescue')
         params['rescue_password'] = pw
-    # only what the checks, the policy and the routing need
-    row = nodes.get_row(req, node, _PROVISION_COLUMNS)
-    event = states.VERBS[verb]
-    if state_machine.next_state(row['provision_state'], event) is None:
+    return params
+
+
+def _check_node(req, verb: str, row: dict) -> None:
+    """The verb is possible in the node's state (and at this version)
+    and the node's protection allows it."""
+    if state_machine.next_state(row['provision_state'],
+                                states.VERBS[verb]) is None:
         raise exception.InvalidStateRequested(
             action=verb, node=row['uuid'], state=row['provision_state'])
     if verb == 'abort' and row['provision_state'] == states.DEPLOYWAIT \
@@ -190,24 +216,24 @@ def set_provision_state(req, node):
                                  versions.DEPLOYWAIT_ABORT))
     if verb in ('deleted', 'rebuild') and row['protected']:
         raise exception.NodeProtected(node=row['uuid'])
-    if 'runbook' in body:
-        params['%s_steps' % verb], no_ramdisk = runbooks.steps_for_node(
-            req, body['runbook'], row,
-            db.traits_for_nodes([row['id']]).get(row['id'], []))
-        if no_ramdisk:
-            # the runbook's disable_ramdisk holds for servicing from 1.108
-            minv = _no_ramdisk_version(verb)
-            if not req.allows(minv):
-                raise exception.NotAcceptable(
-                    reason='Runbook %s has disable_ramdisk set; servicing '
-                           'without the ramdisk needs API version 1.%d or '
-                           'later' % (body['runbook'], minv))
-            params['disable_ramdisk'] = True
-    if verb == 'provide':
-        retirement.check_providable(objects.Node(row))
-    state.RPC.do_provisioning_action(req.context, row, verb, params)
-    _point_at_states(req, row)
-    return None
+
+
+def _runbook_steps(req, verb: str, runbook: str, row: dict,
+                   params: dict) -> None:
+    """The steps (and disable_ramdisk) of the runbook the request names,
+    once the node may use it."""
+    params['%s_steps' % verb], no_ramdisk = runbooks.steps_for_node(
+        req, runbook, row,
+        db.traits_for_nodes([row['id']]).get(row['id'], []))
+    if no_ramdisk:
+        # the runbook's disable_ramdisk holds for servicing from 1.108
+        minv = _no_ramdisk_version(verb)
+        if not req.allows(minv):
+            raise exception.NotAcceptable(
+                reason='Runbook %s has disable_ramdisk set; servicing '
+                       'without the ramdisk needs API version 1.%d or '
+                       'later' % (runbook, minv))
+        params['disable_ramdisk'] = True
 
 
 def _no_ramdisk_version(verb: str) -> int:
