@@ -145,3 +145,20 @@ def test_api_accepts_exactly_the_verbs_the_machine_allows(api, state,
         assert status == 400, body
         assert 'can not be performed' in body['error_message']
         assert api.node(u)['provision_state'] == state
+
+
+def test_generated_state_docs_are_current():
+    # tools/states.py draws doc/source/_generated from the machine
+    import importlib.util
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))))
+    spec = importlib.util.spec_from_file_location(
+        'states_tool', os.path.join(root, 'tools', 'states.py'))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    hint = 'stale: run "python tools/states.py" and commit the result'
+    with open(os.path.join(tool.OUT, 'states.rst')) as f:
+        assert f.read() == tool.table(), hint
+    with open(os.path.join(tool.OUT, 'states.dot')) as f:
+        assert f.read() == tool.dot(), hint
