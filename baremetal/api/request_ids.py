@@ -30,15 +30,16 @@ class RequestIds:
         self.app = app
 
     def __call__(self, environ, start_response):
-        incoming = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
-        if _ID_RE.match(incoming):
+        incoming = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
+        if incoming and _ID_RE.match(incoming):
             environ[ENV_GLOBAL_REQUEST_ID] = incoming
         req_id = new_id()
         environ[ENV_REQUEST_ID] = req_id
 
         def start(status, headers, exc_info=None):
-            present = {k.lower() for k, _ in headers}
-            headers = list(headers) + [(h, req_id) for h in HEADERS
-                                       if h.lower() not in present]
+            # no layer inside sets these headers
+            headers = list(headers)
+            headers.append((HEADERS[0], req_id))
+            headers.append((HEADERS[1], req_id))
             return start_response(status, headers, exc_info)
         return self.app(environ, start)
