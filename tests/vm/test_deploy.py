@@ -62,8 +62,12 @@ def _instance_info(img, **extra) -> dict:
     return info
 
 
-def _available(b, enroll=api.enroll_redfish) -> str:
+def _available(b, enroll=api.enroll_redfish, clean: bool = True) -> str:
     uuid = enroll(b)
+    if not clean:
+        # the node's own automated_clean (API 1.47): no cleaning now
+        api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+            {'op': 'add', 'path': '/automated_clean', 'value': False}])
     api.provision(b.server, uuid, 'manage')
     api.wait_state(b.server, uuid, 'manageable', 60)
     api.provision(b.server, uuid, 'provide')
@@ -78,7 +82,9 @@ def test_nova_spawns_and_destroys_an_instance_on_the_machine(
     associate, validate, VIF, deploy with a config drive; the machine
     boots the image the agent wrote; destroy cleans it in band."""
     b = redfish_bed
-    uuid = _available(b)
+    # cleaning on provide is test_agent_cleaning's; this test cleans on
+    # destroy (one ramdisk boot less under software emulation)
+    uuid = _available(b, clean=False)
     conn = openstack.connection.Connection(
         auth_type='none', baremetal_endpoint_override=b.server.endpoint,
         baremetal_api_version='1.61')
@@ -125,8 +131,11 @@ def test_nova_spawns_and_destroys_an_instance_on_the_machine(
     b.machine.wait_serial(image.MARKER, 120)    # booted its disk again
     assert api.vmedia(b.bmc)['Inserted'] is False
     # destroy: VIF detached, torn down, cleaned in band, available
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'remove', 'path': '/automated_clean'}])
     conn.baremetal.detach_vif_from_node(node, vif)
     conn.baremetal.set_node_provision_state(node, 'deleted')
+    api.wait_state(b.server, uuid, 'clean wait', 300)
     n = api.wait_state(b.server, uuid, 'available', 300)
     assert n['instance_uuid'] is None and n['instance_info'] == {}
     conn.close()
