@@ -84,11 +84,7 @@ def _check(values: dict) -> dict:
         elif k == 'physical_network':
             out[k] = port_physnets.check_value(v)
         elif k == 'category':
-            if v is not None and (not isinstance(v, str) or len(v) > 80):
-                raise exception.InvalidParameterValue(
-                    err='category must be a string of at most 80 '
-                        'characters')
-            out[k] = v
+            out[k] = ports.check_text(k, v)
         elif k == 'mode':
             if v is not None and not isinstance(v, str):
                 raise exception.InvalidParameterValue(

@@ -137,6 +137,12 @@ def _check_newer(k: str, v):
                 err='available_for_dynamic_portgroup must be true or '
                     'false, got %r' % (v,))
         return v is not False
+    return check_text(k, v)
+
+
+def check_text(k: str, v):
+    """A free-text field of ports and port groups: null, or a string
+    of at most ``_TEXT[k]`` characters."""
     if v is not None and (not isinstance(v, str) or len(v) > _TEXT[k]):
         raise exception.InvalidParameterValue(
             err='%s must be a string of at most %d characters'
