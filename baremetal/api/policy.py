@@ -49,6 +49,13 @@ def _rules():
     for name in ('create', 'delete'):
         rules.append(policy.RuleDefault('baremetal:node:%s' % name, ADMIN,
                                         'Create or delete nodes'))
+    # a node whose automated_clean is false is not cleaned between
+    # workloads: its owner or lessee may not decide that
+    rules.append(policy.RuleDefault(
+        'baremetal:node:disable_cleaning',
+        '(role:member and system_scope:all) or ' + ADMIN,
+        'Set a node\'s automated_clean to false (no cleaning between '
+        'workloads)'))
     for res in ('port', 'portgroup', 'chassis', 'driver', 'conductor',
                 'allocation', 'deploy_template', 'volume', 'events',
                 'runbook', 'inspection_rule'):

@@ -77,9 +77,12 @@ KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
 
 
 def automated_clean_enabled(task) -> bool:
-    """[conductor]automated_clean, or the node's own True setting."""
-    return bool(task.conductor.conf.conductor.automated_clean
-                or task.node.automated_clean)
+    """The node's own automated_clean when it is set (true or false);
+    [conductor]automated_clean for a node that leaves it unset."""
+    own = task.node.automated_clean
+    if own is None:
+        return bool(task.conductor.conf.conductor.automated_clean)
+    return bool(own)
 
 
 def start(task, manual_steps: list[dict] | None = None,
@@ -91,8 +94,11 @@ def start(task, manual_steps: list[dict] | None = None,
         _start_without_ramdisk(task, manual_steps or [])
         return
     if manual_steps is None and not automated_clean_enabled(task):
-        LOG.info('Node %s: automated cleaning is disabled, skipping',
-                 node.uuid)
+        LOG.info('Node %s: automated cleaning is disabled (%s), '
+                 'skipping', node.uuid,
+                 'the node\'s automated_clean is false'
+                 if node.automated_clean is not None
+                 else '[conductor]automated_clean is false')
         step_runner.clear_plan(task, KIND)
         _done(task)
         return

@@ -67,9 +67,15 @@ opts = [
     cfg.BoolOpt('automated_clean', default=True,
                 deprecated_name='clean_nodes',
                 deprecated_group='conductor',
-                help='Clean nodes on provide and after tear-down. A node '
-                     'whose own automated_clean is true is cleaned even '
-                     'when this is false.'),
+                help='Clean nodes on provide and after tear-down (erase '
+                     'their disks, reset their settings) when the node\'s '
+                     'own automated_clean field (API 1.47) is unset. A '
+                     'node whose automated_clean is true is cleaned and '
+                     'one whose automated_clean is false is not, '
+                     'whatever this says. Turning it off makes '
+                     'tear-down and provide faster but hands the next '
+                     'workload whatever the previous one left on the '
+                     'disks.'),
     cfg.MultiStrOpt('clean_step_priority_override', default=[],
                     help='Override a clean step priority: '
                          '"interface.step:priority", repeatable. 0 '

@@ -89,19 +89,89 @@ def test_steps_listing_not_ready_is_202_with_retry_header(api):
     assert 'not known yet' in body['message']
 
 
-def test_automated_clean_disabled_skips_steps(tmp_path):
+def _provide_and_log(h, tmp_path, own):
+    """Provide a manageable node whose automated_clean is ``own`` (None:
+    unset); the clean steps that ran, from the fake's step log."""
+    log = tmp_path / ('steps-%s.log' % own)
+    log.touch()
+    fields = {} if own is None else {'automated_clean': own}
+    n = _manageable(h, driver_info={'fake_step_log': str(log)}, **fields)
+    assert n['automated_clean'] is own
+    h.provision(n['uuid'], 'provide')
+    node = h.wait_for(n['uuid'], 'available')
+    assert node['last_error'] is None
+    ran = [line.split()[2] for line in log.read_text().splitlines()
+           if line.split()[1] == 'clean']
+    if not ran:
+        # nothing was planned either
+        assert node['clean_step'] == {}
+        assert 'clean_steps' not in node['driver_internal_info']
+    return ran
+
+
+ERASE_STEPS = ['deploy.erase_devices_metadata', 'deploy.erase_devices']
+
+
+@pytest.mark.parametrize('option', [True, False])
+def test_node_automated_clean_wins_over_the_option(tmp_path, option):
+    """As Ironic: the node's true cleans and its false does not, whatever
+    [conductor]automated_clean says; unset, the option decides."""
     h = harness.Harness(tmp_path, overrides={
-        'conductor.automated_clean': False})
+        'conductor.automated_clean': option})
     try:
-        n = _manageable(h, driver_info={
-            'fake_fail_steps': ['deploy.erase_devices']})
-        h.provide = h.provision(n['uuid'], 'provide')
-        assert h.wait_for(n['uuid'], 'available')['last_error'] is None
-        # the node's own setting wins over the global one
-        m = _manageable(h, automated_clean=True, driver_info={
-            'fake_fail_steps': ['deploy.erase_devices']})
-        h.provision(m['uuid'], 'provide')
-        assert h.wait_for(m['uuid'], 'clean failed')
+        assert _provide_and_log(h, tmp_path, False) == []
+        assert _provide_and_log(h, tmp_path, True) == ERASE_STEPS
+        assert _provide_and_log(h, tmp_path, None) == (
+            ERASE_STEPS if option else [])
+    finally:
+        h.close()
+
+
+def test_node_automated_clean_false_skips_cleaning_after_tear_down(
+        tmp_path):
+    h = harness.Harness(tmp_path, overrides={
+        'conductor.automated_clean': True})
+    try:
+        log = tmp_path / 'steps.log'
+        log.touch()
+        n = h.make_available(automated_clean=False,
+                             driver_info={'fake_step_log': str(log)})
+        h.provision(n['uuid'], 'active')
+        h.wait_for(n['uuid'], 'active')
+        h.provision(n['uuid'], 'deleted')
+        h.wait_for(n['uuid'], 'available')
+        assert not [line for line in log.read_text().splitlines()
+                    if line.split()[1] == 'clean']
+    finally:
+        h.close()
+
+
+def test_patching_automated_clean_to_null_hands_it_back_to_the_option(
+        tmp_path):
+    h = harness.Harness(tmp_path, overrides={
+        'conductor.automated_clean': True})
+    try:
+        log = tmp_path / 'steps.log'
+        log.touch()
+        n = _manageable(h, automated_clean=False,
+                        driver_info={'fake_step_log': str(log)})
+        for op in ({'op': 'replace', 'path': '/automated_clean',
+                    'value': None},
+                   {'op': 'remove', 'path': '/automated_clean'}):
+            status, body, _ = h.request('PATCH', '/v1/nodes/%s'
+                                        % n['uuid'], [
+                {'op': 'replace', 'path': '/automated_clean',
+                 'value': False}])
+            assert status == 200 and body['automated_clean'] is False
+            status, body, _ = h.request('PATCH', '/v1/nodes/%s'
+                                        % n['uuid'], [op])
+            assert status == 200, body
+            assert body['automated_clean'] is None
+            assert h.node(n['uuid'])['automated_clean'] is None
+        h.provision(n['uuid'], 'provide')
+        h.wait_for(n['uuid'], 'available')
+        assert [line.split()[2] for line in log.read_text().splitlines()
+                ] == ERASE_STEPS
     finally:
         h.close()
 

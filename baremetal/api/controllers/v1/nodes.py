@@ -251,6 +251,7 @@ def post(req):
             err='Mandatory field missing: "driver"')
     check_name(req, body.get('name'))
     values = patching.validate_node_fields(req, body)
+    _check_disable_cleaning(req, values)
     values.update(hardware.check_interfaces(driver, values))
     if values.get('retired_reason') and not values.get('retired'):
         raise exception.InvalidParameterValue(
@@ -316,12 +317,23 @@ def patch(req, node):
     changes = patching.node_changes(req, obj, current, updated)
     if not changes:
         return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+    _check_disable_cleaning(req, changes, obj.as_dict())
     _check_update(req, obj, changes, bool(reset))
     _name_from_display_name(obj, changes)
     for k, v in changes.items():
         setattr(obj, k, v)
     obj.save_unlocked()
     return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+
+
+def _check_disable_cleaning(req, values: dict,
+                            row: dict | None = None) -> None:
+    """automated_clean false skips cleaning whatever the conductors'
+    [conductor]automated_clean says: a policy of its own (as Ironic's)."""
+    if values.get('automated_clean') is False:
+        policy.authorize(req, 'baremetal:node:disable_cleaning',
+                         {'node.owner': (row or values).get('owner'),
+                          'node.lessee': (row or values).get('lessee')})
 
 
 def _name_from_display_name(obj, changes: dict) -> None:
