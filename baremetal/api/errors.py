@@ -9,6 +9,7 @@ import json
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import secrets
 
 LOG = log.getLogger(__name__)
 
@@ -36,8 +37,11 @@ def status_of(exc: BaseException) -> int:
 
 
 def body(status: int, message: str) -> bytes:
+    """Ironic's error body.  The message may come from a conductor
+    quoting what a driver or a library said: agent tokens and URL
+    passwords are masked."""
     fault = {'faultcode': 'Client' if status < 500 else 'Server',
-             'faultstring': message, 'debuginfo': None}
+             'faultstring': secrets.mask_text(message), 'debuginfo': None}
     return json.dumps({'error_message': json.dumps(fault)}).encode()
 
 

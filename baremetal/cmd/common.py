@@ -11,6 +11,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal import conf as baremetal_conf
+from baremetal.common import masked_logging
 from baremetal.conf import database as database_conf
 from baremetal.db import api as db
 from baremetal.db import migration
@@ -56,6 +57,9 @@ def parse_args(argv: list[str] | None, prog: str) -> None:
     CONF(argv if argv is not None else sys.argv[1:], project='baremetal',
          prog=prog)
     log.setup(CONF, 'baremetal')
+    # agent tokens ride in the query of every URL the conductor asks the
+    # agent; nothing logged, ours or a library's, may show one
+    masked_logging.install()
 
 
 def database_url(create_dir: bool = True) -> str:
@@ -130,5 +134,7 @@ class Stopper:
         except cfg.Error as e:
             LOG.error('Configuration reload failed: %s', e)
             return
+        # a changed log_config_append brings new handlers
+        masked_logging.install()
         if self.on_reload:
             self.on_reload()

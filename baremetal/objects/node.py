@@ -1,6 +1,10 @@
 """Node: the record every workflow acts on."""
 
+from typing import Any
+
+from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import secrets
 from baremetal.db import api as db
 from baremetal.db import models
 from baremetal.objects import base
@@ -10,6 +14,12 @@ JSON_FIELDS = frozenset(
     c.name for c in models.Node.__table__.c
     if isinstance(c.type, models.JSONText))
 
+# free text the conductor fills from exception messages, which may quote
+# a URL it requested (the agent's, with the token in its query) or one
+# with a password: masked as it is set, so neither the database, the
+# node's history nor any API response holds them
+ERROR_TEXT_FIELDS = frozenset(('last_error', 'maintenance_reason'))
+
 
 class Node(base.Record):
     table = db.NODES
@@ -18,6 +28,14 @@ class Node(base.Record):
     not_found = exception.NodeNotFound
     not_found_key = 'node'
     __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ERROR_TEXT_FIELDS and isinstance(value, str):
+            info = self._data.get('driver_internal_info') or {}
+            value = secrets.mask_text(
+                value, info.get(agent_tokens.TOKEN_KEY)
+                if isinstance(info, dict) else None)
+        super().__setattr__(name, value)
 
     def save(self, where=()) -> int:
         changes = self.changes()

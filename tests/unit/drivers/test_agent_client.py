@@ -2,6 +2,7 @@
 (tests/agent_double.py): every failure is an AgentError naming the node
 and the command, never the token."""
 
+import socket
 import types
 
 import pytest
@@ -87,3 +88,48 @@ def test_the_agents_ca_is_kept_per_node_under_certificates_path(
     assert open(path).read() == 'PEM-2'
     del node.driver_internal_info['agent_verify_ca']
     assert client.Client(node, conf)._verify() is True   # [agent]verify_ca
+
+
+def _unreachable_node(url):
+    return types.SimpleNamespace(uuid='n-1', driver_internal_info={
+        'agent_url': url, agent_tokens.TOKEN_KEY: TOKEN})
+
+
+@pytest.mark.parametrize('scheme', ['http', 'https'])
+def test_a_connection_error_quoting_the_url_is_masked(agent, conf,
+                                                      scheme):
+    """requests quotes the URL, query and all, in its errors: refused
+    (a port bound but not listening) and TLS to a plain HTTP agent."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1] if scheme == 'http' else \
+            int(agent.url.rsplit(':', 1)[1])
+        node = _unreachable_node('%s://ipa:pa55word@127.0.0.1:%d'
+                                 % (scheme, port))
+        with pytest.raises(exception.AgentConnectionFailed) as e:
+            client.Client(node, conf).run('clean.get_clean_steps', {},
+                                          wait=True)
+    text = str(e.value)
+    assert 'Max retries exceeded' in text, text
+    assert 'agent_token=******' in text, text
+    assert TOKEN not in text and 'pa55word' not in text, text
+    assert '%s://ipa:******@127.0.0.1:%d' % (scheme, port) in text, text
+
+
+def test_an_agents_fault_echoing_the_token_is_masked(agent, conf):
+    agent.answer = (500, b'{"faultstring": "no route for /v1/commands/'
+                         b'?agent_token=%s (token %s)"}'
+                    % (TOKEN.encode(), TOKEN.encode()))
+    with pytest.raises(exception.AgentError) as e:
+        _client(agent, conf).run('clean.get_clean_steps', {}, wait=True)
+    assert str(e.value).endswith(
+        'HTTP 500: no route for /v1/commands/?agent_token=****** '
+        '(token ******)'), str(e.value)
+
+
+def test_a_failed_commands_error_is_masked():
+    record = {'command_error': {
+        'message': 'download of https://u:S3cr3t@img/x failed',
+        'details': 'token %s refused' % TOKEN}}
+    assert client.error_of(record, TOKEN) == (
+        'download of https://u:******@img/x failed (token ****** refused)')

@@ -33,3 +33,39 @@ def test_assignment_is_tracked(api):
     assert node.changes() == {'name': 'renamed'}
     node.save()
     assert api.node(n['uuid'])['name'] == 'renamed'
+
+
+TOKEN = 'Zq3-4_tokenvalue-0123456789abcdefghijklmno'
+
+
+def test_error_text_is_stored_and_shown_masked(api):
+    """last_error and maintenance_reason are masked as they are set,
+    whatever workflow sets them: the node's own agent token wherever it
+    appears, any agent_token= in a URL, URL passwords.  The history
+    (API 1.78) records the masked text."""
+    n = api.create_node()
+    node = objects.Node.get(n['uuid'])
+    node.driver_internal_info['agent_secret_token'] = TOKEN
+    node.save()
+    error = ("Agent on node %s cannot be reached: Max retries exceeded "
+             "with url: /v1/commands/?agent_token=%s; it said '%s'; "
+             "image https://user:S3cr3t@images/x.img"
+             % (n['uuid'], 'another-token-0123456789', TOKEN))
+    node.last_error = error
+    node.maintenance_reason = error
+    node.maintenance = True
+    node.save()
+    for text in (node.last_error, node.maintenance_reason):
+        assert TOKEN not in text and 'S3cr3t' not in text
+        assert 'another-token' not in text
+        assert 'agent_token=******' in text and "said '******'" in text
+    shown = api.node(n['uuid'])
+    assert shown['last_error'] == node.last_error
+    assert shown['maintenance_reason'] == node.last_error
+    status, history, _ = api.request(
+        'GET', '/v1/nodes/%s/history?detail=true' % n['uuid'],
+        version='1.78')
+    assert status == 200, history
+    assert [e['event'] for e in history['history']] == [node.last_error]
+    node.last_error = None          # clearing is not masking
+    assert node.last_error is None

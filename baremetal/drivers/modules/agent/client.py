@@ -2,10 +2,14 @@
 
 The agent's URL comes from its heartbeat (``driver_internal_info
 ['agent_url']``), its TLS CA from ``agent_verify_ca`` (API 1.68), and
-every request carries the node's agent token as IPA requires.  Every
+every request carries the node's agent token as IPA requires: in the
+query string (``?agent_token=``), the only place IPA reads it.  Every
 failure becomes an ``AgentError``/``AgentConnectionFailed`` naming the
-node, the command and what went wrong; the token never appears in a
-message or a log line.
+node, the command and what went wrong.  requests and urllib3 quote the
+URL, query included, in their errors, and an agent or a proxy may echo
+it in a fault: every text taken from them is masked here
+(``secrets.mask_text``: the token, ``agent_token=...``, URL passwords)
+before it becomes part of an error.
 
 Commands run synchronously (``wait=true``: listing steps, syncing) or
 asynchronously (a step, writing an image): ``start`` returns the
@@ -22,6 +26,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import agent_tokens
 from baremetal.common import json_depth
+from baremetal.common import secrets
 
 LOG = log.getLogger(__name__)
 
@@ -116,18 +121,20 @@ class Client:
                                  % (self.conf.agent.command_timeout,
                                     attempts))
                     else:
-                        error = '%s (%d attempt(s))' % (_short(e),
-                                                        attempts)
+                        error = '%s (%d attempt(s))' % (
+                            _short(e, self.token), attempts)
                     raise exception.AgentConnectionFailed(
-                        node=self.node.uuid, url=self.url,
+                        node=self.node.uuid,
+                        url=secrets.mask_text(self.url),
                         command=command, error=error) from None
                 LOG.debug('Node %s: agent at %s not reachable for %s '
-                          '(attempt %d of %d)', self.node.uuid, self.url,
-                          command, attempt, attempts)
+                          '(attempt %d of %d)', self.node.uuid,
+                          secrets.mask_text(self.url), command, attempt,
+                          attempts)
             except requests.RequestException as e:
                 raise exception.AgentError(
                     node=self.node.uuid, command=command,
-                    error=_short(e)) from None
+                    error=_short(e, self.token)) from None
         limit = self.conf.api.max_json_body_depth
         try:
             data = (json_depth.loads(resp.content, limit, orjson.loads)
@@ -143,7 +150,7 @@ class Client:
             raise exception.AgentError(
                 node=self.node.uuid, command=command,
                 error='HTTP %d: %s' % (resp.status_code,
-                                       _fault(data, resp.text)))
+                                       _fault(data, resp.text, self.token)))
         if not isinstance(data, dict):
             raise exception.AgentError(
                 node=self.node.uuid, command=command,
@@ -159,12 +166,12 @@ class Client:
             'POST', '/v1/commands/', name,
             params={'wait': 'true' if wait else 'false'},
             body={'name': name, 'params': params})
-        _check_record(self.node, name, record)
+        _check_record(self.node, name, record, self.token)
         return record
 
     def status(self, command_id: str, name: str) -> dict:
         record = self._request('GET', '/v1/commands/%s' % command_id, name)
-        _check_record(self.node, name, record)
+        _check_record(self.node, name, record, self.token)
         return record
 
     def run_sync(self, name: str, params: dict) -> dict:
@@ -173,22 +180,24 @@ class Client:
         if record['command_status'] != SUCCEEDED:
             raise exception.AgentError(
                 node=self.node.uuid, command=name,
-                error=error_of(record))
+                error=error_of(record, self.token))
         result = record.get('command_result')
         return result if isinstance(result, dict) else {}
 
 
-def _check_record(node, name: str, record: dict) -> None:
+def _check_record(node, name: str, record: dict,
+                  token: str | None) -> None:
     if not isinstance(record.get('id'), str) or record.get(
             'command_status') not in (RUNNING, SUCCEEDED, FAILED):
         raise exception.AgentError(
             node=node.uuid, command=name,
             error='the agent answered without a command id or status: %s'
-            % _short(orjson.dumps(record).decode()))
+            % _short(orjson.dumps(record).decode(), token))
 
 
-def error_of(record: dict) -> str:
-    """The agent's error of a failed command, as one readable line."""
+def error_of(record: dict, token: str | None = None) -> str:
+    """The agent's error of a failed command, as one readable line
+    (masked: ``token`` is the node's agent token, when known)."""
     err = record.get('command_error')
     if isinstance(err, dict):
         text = err.get('message') or err.get('details') or \
@@ -196,18 +205,21 @@ def error_of(record: dict) -> str:
         details = err.get('details')
         if details and details != text:
             text = '%s (%s)' % (text, details)
-        return _short(str(text))
-    return _short(str(err or 'the command failed with no error given'))
+        return _short(str(text), token)
+    return _short(str(err or 'the command failed with no error given'),
+                  token)
 
 
-def _fault(data, text: str) -> str:
+def _fault(data, text: str, token: str | None = None) -> str:
     if isinstance(data, dict):
         for key in ('faultstring', 'message', 'description'):
             if isinstance(data.get(key), str):
-                return _short(data[key])
-    return _short(text or 'no body')
+                return _short(data[key], token)
+    return _short(text or 'no body', token)
 
 
-def _short(e) -> str:
-    text = str(e)
+def _short(e, token: str | None = None) -> str:
+    """``e`` as text for an error message: secrets masked (before it is
+    cut, so no half token survives), at most 400 characters."""
+    text = secrets.mask_text(str(e), token)
     return text if len(text) < 400 else text[:397] + '...'
