@@ -5,8 +5,12 @@
   Ironic's standalone mode;
 * ``keystone``: keystonemiddleware's auth_token.
 Each sets ``environ['baremetal.context']`` to an oslo.context
-RequestContext; public paths (version documents, lookup, heartbeat)
-pass without credentials.
+RequestContext.  The paths of the routes marked ``public=True`` (the
+version documents and the agent's lookup, heartbeat and
+continue_inspection, as Ironic's public routes) bypass all three: no
+credential is asked for or looked at there, and the handler runs without
+a caller's context, so a public endpoint answers the same under every
+strategy, with or without (right or wrong) credentials.
 """
 
 import base64
@@ -19,15 +23,9 @@ from oslo_context import context as oslo_context
 from oslo_log import log
 
 from baremetal.api import errors
+from baremetal.api import routing
 
 LOG = log.getLogger(__name__)
-
-PUBLIC_PREFIXES = ('/v1/lookup', '/v1/heartbeat/')
-PUBLIC_EXACT = ('/', '/v1', '/v1/')
-
-
-def _is_public(path: str) -> bool:
-    return path in PUBLIC_EXACT or path.startswith(PUBLIC_PREFIXES)
 
 
 class RequestContext(oslo_context.RequestContext):
@@ -116,19 +114,17 @@ class HTTPBasic:
         return user
 
     def __call__(self, environ, start_response):
-        path = environ.get('PATH_INFO', '/')
         header = environ.get('HTTP_AUTHORIZATION')
-        if header:
-            user = self._check(header)
-            if user is None:
-                return _unauthorized(start_response,
-                                     'Invalid user name or password')
-            environ['baremetal.context'] = RequestContext(
-                is_admin=True, roles=['admin'], system_scope='all',
-                user_id=user)
-        elif not _is_public(path):
+        if not header:
             return _unauthorized(start_response,
                                  'Authorization required')
+        user = self._check(header)
+        if user is None:
+            return _unauthorized(start_response,
+                                 'Invalid user name or password')
+        environ['baremetal.context'] = RequestContext(
+            is_admin=True, roles=['admin'], system_scope='all',
+            user_id=user)
         return self.app(environ, start_response)
 
 
@@ -145,20 +141,25 @@ class KeystoneContext:
         return self.app(environ, start_response)
 
 
-def wrap(app, conf):
+def _protect(app, conf):
     strategy = conf.auth_strategy
     if strategy == 'noauth':
         return NoAuth(app)
     if strategy == 'http_basic':
         return HTTPBasic(app, conf.http_basic_auth_user_file)
     from keystonemiddleware import auth_token
-    inner = KeystoneContext(app)
-    protected = auth_token.AuthProtocol(inner,
-                                        {'oslo_config_config': conf})
+    return auth_token.AuthProtocol(KeystoneContext(app),
+                                   {'oslo_config_config': conf})
 
-    def keystone_app(environ, start_response):
-        path = environ.get('PATH_INFO', '/')
-        if _is_public(path):
-            return inner(environ, start_response)
+
+def wrap(app, conf):
+    """``app`` behind ``[DEFAULT]auth_strategy``, except for the public
+    routes' paths, which reach ``app`` as they came (the dispatcher
+    still refuses a non-public route without a context)."""
+    protected = _protect(app, conf)
+
+    def auth_app(environ, start_response):
+        if routing.is_public(environ.get('PATH_INFO') or '/'):
+            return app(environ, start_response)
         return protected(environ, start_response)
-    return keystone_app
+    return auth_app

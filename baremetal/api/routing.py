@@ -25,6 +25,8 @@ class Route:
 
 _ROUTES: list[Route] = []
 _BY_PREFIX: dict[str, list[Route]] = {}
+# the routes served without credentials (auth.py lets their paths through)
+_PUBLIC: list[Route] = []
 
 
 def _compile(template: str) -> re.Pattern:
@@ -51,6 +53,8 @@ def route(method: str, template: str, min_version: int = versions.MIN,
                   max_version, status, public)
         _ROUTES.append(r)
         _BY_PREFIX.setdefault(_prefix(template), []).append(r)
+        if public:
+            _PUBLIC.append(r)
         return fn
     return wrap
 
@@ -69,6 +73,20 @@ def match(method: str, path: str) -> tuple[Route, dict]:
     if allowed:
         raise MethodNotAllowed(allowed)
     raise HTTPError(404)
+
+
+def is_public(path: str) -> bool:
+    """Whether ``path`` is one a ``public=True`` route serves, whatever
+    the method: the authentication middleware lets it through without
+    looking at credentials.  As Ironic's public routes: trailing slashes
+    and one ``.json``/``.xml`` ending are ignored; the paths Ironic also
+    serves without ``/v1`` (``/lookup``) are public only with it."""
+    path = path.rstrip('/') or '/'
+    for ending in ('.json', '.xml'):
+        if path.endswith(ending):
+            path = path[:-len(ending)]
+            break
+    return any(r.regex.match(path) for r in _PUBLIC)
 
 
 class HTTPError(Exception):

@@ -78,3 +78,79 @@ def test_keystone_requires_a_token(tmp_path):
         assert body['default_version']['version'] == versions.MAX_STRING
     finally:
         h.close()
+
+
+# ---- public endpoints: the routes marked public=True, as Ironic's ----
+
+@pytest.mark.parametrize('path,public', [
+    ('/', True), ('/v1', True), ('/v1/', True), ('/v1//', True),
+    ('/v1.json', True), ('/v1/lookup', True), ('/v1/lookup/', True),
+    ('/v1/lookup.json', True), ('/v1/heartbeat/node-1', True),
+    ('/v1/heartbeat/node-1/', True), ('/v1/continue_inspection', True),
+    ('/v1/continue_inspection.xml', True),
+    # Ironic serves these without /v1 too, but only with auth
+    ('/lookup', False), ('/heartbeat/node-1', False),
+    ('/continue_inspection', False),
+    ('/v1/lookup/x', False), ('/v1/lookupx', False),
+    ('/v1/heartbeat', False), ('/v1/heartbeat/', False),
+    ('/v1/heartbeat/a/b', False), ('/v1/nodes', False),
+    ('/v1/nodes.json', False), ('/v2', False), ('/v1/drivers', False),
+])
+def test_public_paths_are_those_of_public_routes(api, path, public):
+    from baremetal.api import routing
+    assert routing.is_public(path) is public
+
+
+_UNKNOWN_MAC = '52:54:00:00:0e:99'
+_INVENTORY = {'inventory': {'interfaces': [{'mac_address': _UNKNOWN_MAC}]}}
+# (method, path, body, version, status): unknown MAC, unknown node
+_PUBLIC_REQUESTS = [
+    ('GET', '/', None, '1.1', 200),
+    ('GET', '/v1/', None, '1.1', 200),
+    ('GET', '/v1/lookup?addresses=%s' % _UNKNOWN_MAC, None, '1.62', 404),
+    ('POST', '/v1/heartbeat/%s' % '5c3e4a1e-0000-4000-8000-000000000001',
+     {'callback_url': 'http://127.0.0.1:9999'}, '1.62', 404),
+    ('POST', '/v1/continue_inspection', _INVENTORY, '1.1', 404),
+]
+
+
+def test_basic_auth_public_endpoints_ignore_credentials(basic_api):
+    for method, path, body, version, want in _PUBLIC_REQUESTS:
+        answers = []
+        for headers in ({}, _basic('admin', 'wrong'),
+                        _basic('admin', 'secret'),
+                        {'Authorization': 'Bearer xyz'}):
+            status, got, resp_headers = basic_api.request(
+                method, path, body, version=version, headers=headers)
+            assert status == want, (path, headers, got)
+            assert 'WWW-Authenticate' not in resp_headers
+            answers.append(got)
+        assert all(a == answers[0] for a in answers), path
+    # and the routes without /v1 are not public, as in Ironic
+    assert basic_api.request('GET', '/lookup?addresses=%s'
+                             % _UNKNOWN_MAC, version='1.62')[0] == 401
+
+
+def test_keystone_public_endpoints_ignore_tokens(tmp_path):
+    from keystonemiddleware import auth_token  # noqa: F401 (registers opts)
+    h = harness.Harness(tmp_path, overrides={
+        'auth_strategy': 'keystone',
+        'keystone_authtoken.www_authenticate_uri': 'http://127.0.0.1:9/'})
+    try:
+        for method, path, body, version, want in _PUBLIC_REQUESTS:
+            answers = []
+            # a client's own identity headers are not believed either
+            for headers in ({}, {'X-Auth-Token': 'bogus'},
+                            {'X-Identity-Status': 'Confirmed',
+                             'X-Roles': 'reader',
+                             'X-Project-Id': 'p1'}):
+                status, got, _ = h.request(method, path, body,
+                                           version=version,
+                                           headers=headers)
+                assert status == want, (path, headers, got)
+                answers.append(got)
+            assert all(a == answers[0] for a in answers), path
+        assert h.request('POST', '/continue_inspection',
+                         _INVENTORY)[0] == 401
+    finally:
+        h.close()

@@ -394,3 +394,32 @@ def test_in_band_inspection_through_continue_inspection(api):
     macs = {p['address'] for p in api.request(
         'GET', '/v1/nodes/%s/ports' % n['uuid'])[1]['ports']}
     assert macs == {'52:54:00:aa:00:01', '52:54:00:aa:00:02'}
+
+
+def test_continue_inspection_at_1_1_as_the_agent_posts(api):
+    """ironic-python-agent posts its inventory without a version header:
+    1.1, which Ironic accepts there (ironic-inspector's API had no
+    versions); between 1.2 and 1.83 the endpoint does not exist, and
+    ``node_uuid`` needs 1.84."""
+    n = api.create_node(inspect_interface='agent')
+    api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
+                                      'node_uuid': n['uuid']})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'inspect')
+    api.wait_for(n['uuid'], 'inspect wait')
+    body = {'inventory': INVENTORY}
+    for version in ('1.2', '1.62', '1.83'):
+        status, _, _ = api.request('POST', '/v1/continue_inspection', body,
+                                   version=version)
+        assert status == 404, version
+    status, _, _ = api.request(
+        'POST', '/v1/continue_inspection?node_uuid=%s' % n['uuid'], body,
+        version='1.1')
+    assert status == 404
+    assert api.node(n['uuid'])['provision_state'] == 'inspect wait'
+    status, out, _ = api.request('POST', '/v1/continue_inspection', body,
+                                 version='1.1')
+    assert status == 202 and out == {'uuid': n['uuid']}
+    node = api.wait_for(n['uuid'], 'manageable')
+    assert node['properties']['cpus'] == 4

@@ -104,6 +104,8 @@ def heartbeat(req, node):
     _gate(req, fields, ('agent_verify_ca',), versions.AGENT_VERIFY_CA)
     _gate(req, fields, ('agent_status', 'agent_status_message'),
           versions.AGENT_STATUS)
+    # the node first, as Ironic: an unknown node is 404 whatever the body
+    row = db.get_node(node)
     url = fields['callback_url']
     if url:
         try:
@@ -123,19 +125,28 @@ def heartbeat(req, node):
             node=node, reason='a heartbeat must carry the agent_token '
                               'the agent got at lookup (API 1.62 or '
                               'later)')
-    row = db.get_node(node)
     state.RPC.node_call(req.context, row, 'heartbeat', **fields)
     return None
 
 
-@route('POST', '/v1/continue_inspection', status=202,
-       min_version=versions.CONTINUE_INSPECTION, public=True)
+# ironic-python-agent posts the inventory without a version header, so
+# at 1.1, which Ironic accepts here as ironic-inspector's API did; the
+# versions between are 404 as for any resource newer than asked for
+@route('POST', '/v1/continue_inspection', status=202, public=True)
 def continue_inspection(req):
     """The agent's inventory, posted by in-band inspection (1.84): the
-    node is found by its NICs' MAC addresses, or by ``node_uuid``."""
+    node is found by its NICs' MAC addresses, or by ``node_uuid``.
+
+    No credential and no agent token: the agent sends neither (nor does
+    Ironic ask).  Only a node in ``inspect wait`` takes it, and the
+    answer never carries a token."""
+    node_uuid = req.params.get('node_uuid')
+    if not req.allows(versions.CONTINUE_INSPECTION) and (
+            req.version != versions.MIN or node_uuid):
+        raise exception.ResourceNotFound(
+            'The resource could not be found.')
     inventory, plugin_data = ipa_inventory.check_inventory(req.json())
     macs = ipa_inventory.macs_of(inventory)
-    node_uuid = req.params.get('node_uuid')
     if not macs and not node_uuid:
         raise exception.InvalidParameterValue(
             err='No lookup information provided: the inventory lists no '
