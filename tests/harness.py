@@ -81,6 +81,10 @@ class Harness:
         CONF.set_override('host', 'test-conductor')
         if 'state_path' not in (overrides or {}):
             CONF.set_override('state_path', str(tmp_path))
+        if 'conductor.file_url_allowed_paths' not in (overrides or {}):
+            # the test's own files: images it writes to tmp_path
+            CONF.set_override('file_url_allowed_paths', [str(tmp_path)],
+                              group='conductor')
         if db_url is None:
             url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
         else:
@@ -104,7 +108,8 @@ class Harness:
         db.close_connections()
         db.engine().dispose()
         self.conductor.step_poller.stop()
-        for k in list(FAKE_ONLY) + self._overrides + ['state_path']:
+        for k in list(FAKE_ONLY) + self._overrides + [
+                'state_path', 'conductor.file_url_allowed_paths']:
             group = None
             if '.' in k:
                 group, k = k.split('.', 1)

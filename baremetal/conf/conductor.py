@@ -107,10 +107,31 @@ opts = [
                     'machine, right only for the embedded server.'),
     cfg.StrOpt('deploy_kernel',
                help='Agent ramdisk kernel (http(s):// or file:// URL, or '
-                    'an absolute path) for nodes whose driver_info names '
-                    'none.'),
+                    'an absolute path inside file_url_allowed_paths) for '
+                    'nodes whose driver_info names none.'),
     cfg.StrOpt('deploy_ramdisk',
                help='Agent ramdisk initramfs, as deploy_kernel.'),
+    cfg.ListOpt('file_url_allowed_paths',
+                default=['/srv/baremetal', '/shared/html'],
+                help='Directories whose files nodes may name as images '
+                     '(file:// URLs and absolute paths in instance_info '
+                     'image_source, kernel, ramdisk and boot_iso, in '
+                     'driver_info deploy_kernel and deploy_ramdisk, and '
+                     'deploy_kernel/deploy_ramdisk above). The conductor '
+                     'serves such files over HTTP without authentication '
+                     'and builds them into boot ISOs: anything in these '
+                     'directories can be read by whoever may set those '
+                     'fields or reach [deploy]http_url. A file counts '
+                     'where it really is, once ".." and symbolic links '
+                     'are resolved. Each item must be an absolute path '
+                     '(a relative one stops the conductor at start). '
+                     'Never allowed, even inside a listed directory: '
+                     '/boot, /dev, /etc, /proc, /root, /run, /sys, '
+                     '/var/lock, /var/log, /var/run, and this service\'s '
+                     'configuration files and SQLite database. Keep '
+                     '[DEFAULT]state_path (database, certificates, '
+                     'caches) out of the list. Empty: no local files at '
+                     'all, only http(s):// URLs.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for running '
                     'work before it hands its nodes back.'),

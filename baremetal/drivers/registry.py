@@ -15,6 +15,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.conf import default as default_conf
 from baremetal.drivers import base
+from baremetal.drivers.modules import local_files
 
 LOG = log.getLogger(__name__)
 
@@ -112,6 +113,8 @@ class Registry:
         self._supported: dict[tuple[str, str], list[str]] = {}
         self._resolve_priorities()
         self._check_hardware_types()
+        # the files nodes may name: a bad list refuses start-up too
+        local_files.check_config(conf)
 
     @staticmethod
     def _load(namespace: str, names: list[str], option: str) -> dict:

@@ -45,7 +45,9 @@ def write_conf(path, sections: dict) -> str:
 def base_conf(tmp, **sections) -> dict:
     conf = {'DEFAULT': dict(harness.FAKE_ONLY, state_path=str(tmp),
                             debug='false'),
-            'api': {}, 'conductor': {}, 'database': {}}
+            'api': {}, 'database': {},
+            # local images: the test's own files only
+            'conductor': {'file_url_allowed_paths': [str(tmp)]}}
     for name, values in sections.items():
         conf.setdefault(name, {}).update(values)
     return conf

@@ -10,6 +10,7 @@ failure instead.
 """
 
 import os
+import shutil
 import time
 
 import pytest
@@ -36,8 +37,25 @@ def vm_host(tmp_path_factory):
         time.monotonic() - started))
     tmp = bed.tmpdir()
     daemon = bed.Libvirt(tmp).start()
-    yield ramdisk
+    yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
     daemon.stop()
+
+
+def _linked(paths, where: str) -> tuple[str, str]:
+    """The ramdisk's files hard-linked (or copied) into ``where``: the
+    server reads local images only from the directories its
+    [conductor]file_url_allowed_paths lists, and never under /root,
+    where the ramdisk cache is when root's HOME is /root."""
+    os.makedirs(where, exist_ok=True)
+    out = []
+    for path in paths:
+        dest = os.path.join(where, os.path.basename(path))
+        try:
+            os.link(path, dest)
+        except OSError:
+            shutil.copyfile(path, dest)
+        out.append(dest)
+    return out[0], out[1]
 
 
 class Bed:
@@ -104,8 +122,11 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool):
                        if boot_ipxe else None)).create()
     bmc = bmc_class(tmp, machine).start()
     marker = request.node.get_closest_marker('server_conf')
-    conf = server_conf(tmp, api_port, http_port,
-                       **(marker.kwargs if marker else {}))
+    conf = server_conf(tmp, api_port, http_port, **{
+        # local images: the bed's files and the ramdisk (vm_host)
+        'conductor.file_url_allowed_paths': [
+            tmp, os.path.dirname(vm_host[0])],
+        **(marker.kwargs if marker else {})})
     server = processes.Service('baremetal-server', tmp, 'server', conf,
                                port=api_port)
     b = Bed(vm_host, server, machine, bmc)

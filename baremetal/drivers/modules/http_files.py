@@ -17,6 +17,7 @@ import urllib.parse
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.drivers.modules import local_files
 
 LOG = log.getLogger(__name__)
 
@@ -53,13 +54,24 @@ def base_url(conf, external: bool = False) -> str:
     return 'http://%s:%d' % (host, port)
 
 
-def publish(conf, src: str, name: str, external: bool = False) -> str:
+def publish(conf, src: str, name: str, external: bool = False,
+            field: str | None = None) -> str:
     """Make the local file ``src`` available as ``name`` (a relative
     path); its URL (for BMCs with ``external``).  A hard link where
-    possible (same file system)."""
+    possible (same file system).  ``src`` is a file of the conductor's
+    own (image cache, boot ISOs) unless ``field`` says which field of a
+    node named it: such a file must be inside
+    [conductor]file_url_allowed_paths, and is checked where it really
+    is once opened (local_files.copy)."""
     dest = _safe_path(conf, name)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
+    if field is not None:
+        local_files.copy(conf, src, field, dest)
+        return '%s/%s' % (base_url(conf, external),
+                          urllib.parse.quote(name))
     tmp = dest + '.tmp%d' % threading.get_ident()
+    if os.path.lexists(tmp):
+        os.unlink(tmp)      # left by a crash: never copy into a link
     try:
         os.link(src, tmp)
     except OSError:

@@ -1,9 +1,14 @@
 """Images the conductor itself needs (ramdisk kernels and initramfs for
 boot ISOs): fetched once into ``$state_path/images`` and reused.
 
-A source is an http(s) URL, a ``file://`` URL or an absolute path.  An
-http(s) image is fetched again only when the server says it changed
-(ETag / Last-Modified); a local file when its size or time changed.  An
+A source is an http(s) URL, a ``file://`` URL or an absolute path.  A
+local file must be inside ``[conductor]file_url_allowed_paths``
+(local_files.py): it is checked when a node is validated and again when
+it is fetched, and the cache then holds a hard link to (or a copy of)
+the very file checked, so what is built or published later is always
+the conductor's own copy.  An http(s) image is fetched again only when
+the server says it changed (ETag / Last-Modified); a local file when its
+size or time changed.  An
 optional checksum (``sha256:<hex>``, ``sha512:<hex>``, or the bare hex
 digest of either) is verified on every fetch, and a mismatch is an
 ``ImageChecksumError`` naming both values; a download that does not
@@ -27,6 +32,7 @@ import requests
 import urllib3
 
 from baremetal.common import exception
+from baremetal.drivers.modules import local_files
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_LOCK = threading.Lock()
@@ -52,6 +58,11 @@ def local_path(source: str) -> str | None:
         return source
     parsed = urllib.parse.urlsplit(source)
     if parsed.scheme == 'file':
+        if parsed.netloc not in ('', 'localhost'):
+            raise exception.InvalidParameterValue(
+                'Image source %r names host %r: a file:// URL names a '
+                'file on the conductor host (file:///path)'
+                % (source, parsed.netloc))
         return urllib.parse.unquote(parsed.path)
     if parsed.scheme in ('http', 'https') and parsed.hostname:
         return None
@@ -60,15 +71,33 @@ def local_path(source: str) -> str | None:
         'absolute path' % source)
 
 
-def check_source(source) -> None:
-    """Raise InvalidParameterValue for a source that can never work."""
+def is_local(source) -> bool:
+    """Does ``source`` name a file on the conductor host?"""
+    if not isinstance(source, str):
+        return False
+    try:
+        return source.startswith('/') or \
+            urllib.parse.urlsplit(source).scheme == 'file'
+    except ValueError:
+        return False
+
+
+def check_source(conf, source, field: str = 'image source') -> None:
+    """Raise InvalidParameterValue for a source that can never work, or
+    a local file outside [conductor]file_url_allowed_paths; ``field``
+    says where the source was given (e.g. ``driver_info deploy_kernel
+    of node <uuid>``)."""
     if not isinstance(source, str) or not source:
         raise exception.InvalidParameterValue(
             'An image source must be a non-empty string, got %r' % source)
     path = local_path(source)
-    if path is not None and not os.path.isfile(path):
+    if path is None:
+        return
+    local_files.check(conf, path, field)
+    if not os.path.isfile(path):
         raise exception.InvalidParameterValue(
-            'Image file %s does not exist on conductor host' % path)
+            '%s: image file %s does not exist on conductor host'
+            % (field, path))
 
 
 _HEX_LENGTHS = {64: 'sha256', 128: 'sha512'}
@@ -94,18 +123,27 @@ def parse_checksum(checksum) -> tuple[str, str] | None:
     return algo, value.lower()
 
 
-def fetch(conf, source: str, checksum: str | None = None) -> str:
-    """A local path holding the image at ``source``, fetched if needed.
-    Concurrent fetches of one source wait for each other."""
+def fetch(conf, source: str, checksum: str | None = None,
+          field: str = 'image source') -> str:
+    """A path in the cache holding the image at ``source``, fetched if
+    needed (``field``: where the source was given, for errors about a
+    local file).  Concurrent fetches of one source wait for each
+    other."""
     expected = parse_checksum(checksum)
     path = local_path(source)
-    if path is not None:
-        check_source(source)
-        if expected:
-            _verify(source, path, expected)
-        return path
     key = hashlib.sha256(source.encode()).hexdigest()
     target = os.path.join(cache_dir(conf), key)
+    if path is not None:
+        check_source(conf, source, field)
+        with _lock(key):
+            local_files.copy(conf, path, field, target)
+            if expected:
+                try:
+                    _verify(source, target, expected)
+                except exception.ImageChecksumError:
+                    os.unlink(target)
+                    raise
+        return target
     with _lock(key):
         meta = _read_meta(target)
         headers = {}

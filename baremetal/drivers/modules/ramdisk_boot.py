@@ -6,8 +6,9 @@ from baremetal.drivers.modules import image_cache
 
 PROPERTIES = {
     'deploy_kernel': 'Agent ramdisk kernel: http(s)/file URL or absolute '
-                     'path. Optional when [conductor]deploy_kernel is '
-                     'set.',
+                     'path (a local file inside [conductor]'
+                     'file_url_allowed_paths). Optional when '
+                     '[conductor]deploy_kernel is set.',
     'deploy_ramdisk': 'Agent ramdisk initramfs, as deploy_kernel.',
     'deploy_kernel_checksum': 'Checksum the fetched deploy_kernel must '
                               'match: sha256:<hex>, sha512:<hex> or the '
@@ -30,15 +31,27 @@ def api_url(conf) -> str:
 def images(task, instance: bool = False) -> tuple[str, str]:
     """(kernel, ramdisk) sources: the agent's from driver_info (else
     [conductor]), or with ``instance`` the ones instance_info names."""
+    (kernel, _), (ramdisk, _) = _sources(task, instance)
+    return kernel, ramdisk
+
+
+def _sources(task, instance: bool) -> list[tuple[str, str]]:
+    """[(kernel, field), (ramdisk, field)], checked; ``field`` says
+    where each was given."""
     node = task.node
     conf = task.conductor.conf
     if instance:
         src = node.instance_info or {}
-        kernel, ramdisk = src.get('kernel'), src.get('ramdisk')
+        found = [(src.get(n), 'instance_info %s of node %s' % (n, node.uuid))
+                 for n in ('kernel', 'ramdisk')]
     else:
         src = node.driver_info or {}
-        kernel = src.get('deploy_kernel') or conf.conductor.deploy_kernel
-        ramdisk = src.get('deploy_ramdisk') or conf.conductor.deploy_ramdisk
+        found = [(src.get(n), 'driver_info %s of node %s' % (n, node.uuid))
+                 if src.get(n) else
+                 (getattr(conf.conductor, n),
+                  '[conductor]%s (node %s)' % (n, node.uuid))
+                 for n in ('deploy_kernel', 'deploy_ramdisk')]
+    (kernel, _), (ramdisk, _) = found
     missing = [n for n, v in (('kernel', kernel), ('ramdisk', ramdisk))
                if not v]
     if missing:
@@ -51,10 +64,10 @@ def images(task, instance: bool = False) -> tuple[str, str]:
         raise exception.MissingParameterValue(
             'Node %s has no %s to boot: set %s'
             % (node.uuid, ' and '.join(missing), where))
-    image_cache.check_source(kernel)
-    image_cache.check_source(ramdisk)
+    for source, field in found:
+        image_cache.check_source(conf, source, field)
     checksums(task, instance)
-    return kernel, ramdisk
+    return found
 
 
 def checksums(task, instance: bool = False
@@ -86,10 +99,11 @@ def fetch(task, instance: bool = False) -> tuple[str, str]:
     """Local paths of the kernel and ramdisk to boot, each checked
     against its checksum when one is given."""
     conf = task.conductor.conf
-    kernel, ramdisk = images(task, instance)
+    (kernel, kernel_field), (ramdisk, ramdisk_field) = _sources(task,
+                                                                instance)
     kernel_sum, ramdisk_sum = checksums(task, instance)
-    return (image_cache.fetch(conf, kernel, kernel_sum),
-            image_cache.fetch(conf, ramdisk, ramdisk_sum))
+    return (image_cache.fetch(conf, kernel, kernel_sum, kernel_field),
+            image_cache.fetch(conf, ramdisk, ramdisk_sum, ramdisk_field))
 
 
 def kernel_params(task, boot_method: str, default_append: str,

@@ -266,6 +266,27 @@ def test_ramdisk_deploy_is_active_once_the_agent_heartbeats(api, agent):
     assert node['power_state'] == 'power on'
 
 
+@pytest.mark.parametrize('field', ['kernel', 'boot_iso'])
+def test_ramdisk_deploy_refuses_an_instance_file_outside_allowed_paths(
+        api, agent, field):
+    uuid = _agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    status, body, _ = api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info/%s' % field,
+         'value': 'file:///etc/shadow'}])
+    assert status == 200, body
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'active'})
+    assert status == 400, body
+    text = harness.error_message(body)
+    assert 'instance_info %s' % field in text, text
+    assert '[conductor]file_url_allowed_paths' in text, text
+    assert api.node(uuid)['provision_state'] == 'available'
+
+
 def test_fake_heartbeat_no_longer_resumes_another_interfaces_step(api):
     n = api.create_node(driver_info={
         'fake_async_steps': ['bios.apply_configuration']},

@@ -4,6 +4,7 @@ image info, checksums, config drives, the deploy steps in order."""
 import base64
 import gzip
 import io
+import os
 import urllib.request
 
 import pycdlib
@@ -96,6 +97,32 @@ def test_an_image_on_the_conductor_is_served_to_the_agent(
     assert url.startswith('http://127.0.0.1:')
     with urllib.request.urlopen(url) as resp:
         assert resp.read() == b'x' * 4096
+
+
+@pytest.mark.parametrize('how', ['dot-dot', 'symlink', 'system'])
+def test_a_local_image_outside_the_allowed_paths_is_refused_up_front(
+        api, agent, tmp_path, tmp_path_factory, how):
+    secret = tmp_path_factory.mktemp('outside') / 'baremetal.conf'
+    secret.write_text('connection = mysql://baremetal:hunter2@db/bm\n')
+    os.symlink(secret, tmp_path / 'link.img')
+    source = {'dot-dot': 'file://%s/../%s/%s' % (
+                  tmp_path, secret.parent.name, secret.name),
+              'symlink': str(tmp_path / 'link.img'),
+              'system': 'file:///etc/passwd'}[how]
+    uuid = _available(api, agent, image_source=source, image_checksum=SHA)
+    _, v, _ = api.request('GET', '/v1/nodes/%s/validate' % uuid)
+    assert v['deploy']['result'] is False
+    for words in ('instance_info image_source',
+                  '[conductor]file_url_allowed_paths'):
+        assert words in v['deploy']['reason'], v['deploy']
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'active'})
+    assert status == 400, body
+    assert '[conductor]file_url_allowed_paths' in \
+        harness.error_message(body)
+    assert api.node(uuid)['provision_state'] == 'available'
+    assert agent.received == []
+    assert not (tmp_path / 'httpboot' / 'images').exists()
 
 
 @pytest.mark.parametrize('ii, words', [

@@ -9,6 +9,7 @@ import pytest
 from oslo_config import cfg
 
 from baremetal.common import exception
+from baremetal.conf import conductor as conductor_conf
 from baremetal.conf import default as default_conf
 from baremetal.drivers.modules import image_cache
 from tests.bmc import hostile
@@ -24,8 +25,11 @@ SHA512 = hashlib.sha512(CONTENT).hexdigest()
 def conf(tmp_path):
     c = cfg.ConfigOpts()
     default_conf.register_opts(c)
+    conductor_conf.register_opts(c)
     c([])
     c.set_override('state_path', str(tmp_path))
+    c.set_override('file_url_allowed_paths', [str(tmp_path)],
+                   group='conductor')
     c.set_override('webserver_connection_timeout', 1)
     c.set_override('image_download_timeout', 2)
     return c

@@ -117,8 +117,10 @@ class AgentBase(base.DeployInterface):
     def get_properties(self):
         return {
             'deploy_kernel': 'Agent ramdisk kernel: http(s)/file URL or '
-                             'absolute path. Optional when [conductor]'
-                             'deploy_kernel is set.',
+                             'absolute path (a local file inside '
+                             '[conductor]file_url_allowed_paths). '
+                             'Optional when [conductor]deploy_kernel is '
+                             'set.',
             'deploy_ramdisk': 'Agent ramdisk initramfs, as deploy_kernel.',
             'kernel_append_params': 'Extra kernel parameters for the '
                                     'ramdisk. Optional.',
@@ -334,11 +336,30 @@ class AgentBase(base.DeployInterface):
         task.resume_steps()
 
 
+# states in which a node's instance_info is not about to be deployed:
+# validation leaves it alone
+_NOT_DEPLOYING = (states.CLEANING, states.CLEANWAIT, states.MANAGEABLE,
+                  states.ENROLL, states.VERIFYING)
+
+
 class RamdiskDeploy(AgentBase):
     """``ramdisk``: boot a ramdisk and call the node active once its
     agent heartbeats; nothing is written to disk."""
 
     name = 'ramdisk'
+
+    def validate(self, task):
+        super().validate(task)
+        node = task.node
+        if node.provision_state in _NOT_DEPLOYING:
+            return
+        ii = node.instance_info or {}
+        for name in ('kernel', 'ramdisk', 'boot_iso'):
+            source = ii.get(name)
+            if image_cache.is_local(source):
+                image_cache.check_source(
+                    task.conductor.conf, source,
+                    'instance_info %s of node %s' % (name, node.uuid))
 
     @base.deploy_step(priority=100)
     def deploy(self, task):
@@ -385,9 +406,8 @@ def image_info(task) -> dict:
         raise exception.InvalidParameterValue(
             'instance_info image_disk_format of node %s must be raw or '
             'qcow2, got %r' % (node.uuid, fmt))
-    local = image_cache.local_path(source)
-    if local is not None:
-        image_cache.check_source(source)
+    image_cache.check_source(task.conductor.conf, source,
+                             _SOURCE_FIELD % node.uuid)
     return {'id': hashlib.sha256(source.encode()).hexdigest()[:32],
             'urls': [source], 'os_hash_algo': algo,
             'os_hash_value': value, 'disk_format': fmt,
@@ -396,6 +416,7 @@ def image_info(task) -> dict:
 
 
 _HASH_LENGTHS = {32: 'md5', 64: 'sha256', 128: 'sha512'}
+_SOURCE_FIELD = 'instance_info image_source of node %s'
 
 
 def _checksum(task, ii: dict) -> tuple[str, str]:
@@ -439,11 +460,7 @@ class DirectDeploy(AgentBase):
 
     def validate(self, task):
         super().validate(task)
-        if task.node.provision_state not in (states.CLEANING,
-                                             states.CLEANWAIT,
-                                             states.MANAGEABLE,
-                                             states.ENROLL,
-                                             states.VERIFYING):
+        if task.node.provision_state not in _NOT_DEPLOYING:
             info = image_info(task)
             local = image_cache.local_path(info['urls'][0])
             if local is not None:
@@ -471,7 +488,8 @@ class DirectDeploy(AgentBase):
         if local is not None:
             # the agent fetches it from the conductor's file server
             info['urls'] = [http_files.publish(
-                task.conductor.conf, local, 'images/%s.img' % node.uuid)]
+                task.conductor.conf, local, 'images/%s.img' % node.uuid,
+                field=_SOURCE_FIELD % node.uuid)]
         params = {'image_info': info, 'configdrive': configdrive.for_agent(
             (node.instance_info or {}).get('configdrive'), node.uuid)}
         LOG.info('Node %s: the agent writes image %s', node.uuid,
