@@ -4,8 +4,11 @@ from baremetal.drivers import hardware_type
 
 
 class ManualManagementHardware(hardware_type.AbstractHardwareType):
-    """Power and boot devices are managed by hand (fake power, noop
-    management); deployment is fake until an agent deploy exists."""
+    """Real servers without a BMC the service can drive: the operator
+    powers them and sets their boot device (fake power, noop
+    management); the service boots the agent ramdisk over iPXE and
+    deploys, cleans, inspects and rescues through it.  No fake deploy:
+    on a real server it would write and erase nothing."""
 
     @property
     def supported_power_interfaces(self):
@@ -14,3 +17,19 @@ class ManualManagementHardware(hardware_type.AbstractHardwareType):
     @property
     def supported_management_interfaces(self):
         return ['noop']
+
+    @property
+    def supported_boot_interfaces(self):
+        return ['ipxe']
+
+    @property
+    def supported_deploy_interfaces(self):
+        return ['direct', 'ramdisk']
+
+    @property
+    def supported_inspect_interfaces(self):
+        return ['no-inspect', 'agent']
+
+    @property
+    def supported_rescue_interfaces(self):
+        return ['no-rescue', 'agent']

@@ -20,7 +20,8 @@ class IPMIHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_boot_interfaces(self):
-        # fake: only for tests that exercise the BMC alone
+        # fake: tests whose agent is a stand-in (tests/agent_double.py)
+        # boot nothing; the agent deploy still waits for that agent
         return ['ipxe', 'fake']
 
     @property
@@ -29,8 +30,8 @@ class IPMIHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_deploy_interfaces(self):
-        # fake: tests of the BMC alone
-        return ['direct', 'ramdisk', 'fake']
+        # never fake: it writes and erases nothing (fake-hardware only)
+        return ['direct', 'ramdisk']
 
     @property
     def supported_console_interfaces(self):

@@ -24,7 +24,8 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_boot_interfaces(self):
-        # fake: only for tests that exercise the BMC alone
+        # fake: tests whose agent is a stand-in (tests/agent_double.py)
+        # boot nothing; the agent deploy still waits for that agent
         return ['redfish-virtual-media', 'ipxe', 'fake']
 
     @property
@@ -33,6 +34,6 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_deploy_interfaces(self):
-        # the agent erases and writes disks; fake does neither (test
-        # only, and refused for automated cleaning: see FakeDeploy)
-        return ['direct', 'ramdisk', 'fake']
+        # the agent erases and writes disks; never fake, which does
+        # neither (fake-hardware only)
+        return ['direct', 'ramdisk']

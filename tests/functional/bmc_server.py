@@ -25,12 +25,7 @@ def conf(tmp) -> dict:
         # seconds to answer; a dead one still fails well within the tests
         ipmi={'command_retry_timeout': 8, 'min_command_interval': 0.02},
         redfish={'connection_attempts': 1, 'connection_retry_interval': 0,
-                 'connection_timeout': 10, 'power_poll_interval': 0},
-        # these tests exercise the BMC alone: no agent boots, so the fake
-        # deploy and boot, whose no-op disk erasing is turned off (it is
-        # refused on real hardware otherwise); tests/vm boots the agent
-        deploy={'erase_devices_priority': 0,
-                'erase_devices_metadata_priority': 0})
+                 'connection_timeout': 10, 'power_poll_interval': 0})
     c['DEFAULT'].update({
         'enabled_hardware_types': ['fake-hardware', 'ipmi', 'redfish'],
         'enabled_power_interfaces': ['fake', 'ipmi', 'ipmitool',
@@ -39,7 +34,10 @@ def conf(tmp) -> dict:
                                           'ipmitool', 'redfish'],
         'enabled_bios_interfaces': ['no-bios', 'fake', 'redfish'],
         'enabled_inspect_interfaces': ['no-inspect', 'fake', 'redfish'],
-        'default_deploy_interface': 'fake',
+        # these tests exercise the BMC: the fake boot boots nothing; a
+        # test that deploys keeps the agent deploy (the fake deploy runs
+        # on fake-hardware only) and stands in for the agent
+        # (tests/agent_double.py); tests/vm boots the real agent
         'default_boot_interface': 'fake',
     })
     return c

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from tests import agent_double
 from tests.bmc import fixtures
 from tests.functional import bmc_server as bs
 
@@ -36,6 +37,10 @@ def bmc(tmp_path_factory):
     b = fixtures.RedfishBMC(tmp_path_factory.mktemp('emulator'), SYSTEMS)
     yield b
     b.stop()
+
+
+# manual cleaning without the ramdisk
+NO_RAMDISK = '1.70'
 
 
 def _enroll(server, bmc, system, **info):
@@ -152,14 +157,19 @@ def test_cleaning_with_a_bios_step_changes_the_bios(server, bmc):
     assert {s['name']: s['value'] for s in bios['bios']}[
         'ProcTurboMode'] == 'Enabled'
 
-    _, steps = bs.http(server, 'GET', '/v1/nodes/%s/states' % node)
+    # the BMC's step alone: no ramdisk (API 1.70), so no agent to wait
+    # for (the node keeps the agent deploy; the fake one is refused here)
     step = {'interface': 'bios', 'step': 'apply_configuration',
             'args': {'settings': [{'name': 'ProcTurboMode',
                                    'value': 'Disabled'}]}}
-    conn.baremetal.set_node_provision_state(node, 'clean',
-                                            clean_steps=[step], wait=True,
-                                            timeout=60)
-    got = bs.node(server, node)
+    status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision'
+                           % node, {'target': 'clean', 'clean_steps': [step],
+                                    'disable_ramdisk': True},
+                           version=NO_RAMDISK)
+    assert status == 202, body
+    got = bs.wait(server, node, lambda n: n['provision_state'] in (
+        'manageable', 'clean failed') and not n['reservation'],
+        timeout=60, what='end of cleaning')
     assert got['provision_state'] == 'manageable', got['last_error']
     assert not got['maintenance'], got['maintenance_reason']
     current = bmc.get('/redfish/v1/Systems/%s/BIOS' % sys2['uuid'])
@@ -173,7 +183,9 @@ def test_cleaning_with_a_bios_step_changes_the_bios(server, bmc):
     bad = {'interface': 'bios', 'step': 'apply_configuration',
            'args': {'settings': [{'name': 'NoSuchKnob', 'value': 'x'}]}}
     status, _ = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision'
-                        % node, {'target': 'clean', 'clean_steps': [bad]})
+                        % node, {'target': 'clean', 'clean_steps': [bad],
+                                 'disable_ramdisk': True},
+                        version=NO_RAMDISK)
     assert status == 202
     got = bs.wait(server, node,
                   lambda n: n['provision_state'] == 'clean failed')
@@ -222,7 +234,9 @@ def test_bad_credentials_and_dead_bmc(server, bmc):
 
 def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
     """A deploy template (traits) runs bios.apply_configuration during
-    deployment; the node waits in deploy wait until the BMC applied it."""
+    deployment; the node waits in deploy wait until the BMC applied it.
+    The ramdisk deploy boots nothing here (the fake boot): a stand-in
+    answers for its agent."""
     system = SYSTEMS[0]
     conn = bs.sdk(server)
     status, body = bs.http(server, 'POST', '/v1/deploy_templates', {
@@ -232,7 +246,10 @@ def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
                  {'name': 'ProcTurboMode', 'value': 'Disabled'},
                  {'name': 'NicBoot1', 'value': 'Disabled'}]}}]})
     assert status == 201, body
-    node = _enroll(server, bmc, system)
+    node = bs.create(server, driver='redfish', deploy_interface='ramdisk',
+                     driver_info=bmc.driver_info(system['uuid']),
+                     # API 1.47; the BMC is under test, not the agent
+                     automated_clean=False)['uuid']
     bs.http(server, 'PUT', '/v1/nodes/%s/traits' % node,
             {'traits': ['CUSTOM_NO_TURBO']})
     # what Nova passes from the flavor's required traits
@@ -243,14 +260,32 @@ def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
                                             timeout=30)
     conn.baremetal.set_node_provision_state(node, 'provide', wait=True,
                                             timeout=30)
-    seen = set()
     bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
             {'target': 'active'})
-    got = bs.wait(server, node, lambda n: seen.add(n['provision_state'])
-                  or n['provision_state'] in ('active', 'deploy failed'),
-                  timeout=60, what='end of deployment')
+    bs.wait(server, node, lambda n: n['provision_state'] == 'wait call-back'
+            and (n['deploy_step'] or {}).get('step') == 'deploy',
+            what='the ramdisk boot')
+    agent = agent_double.AgentDouble()
+    try:
+        status, found = bs.http(
+            server, 'GET', '/v1/lookup?node_uuid=%s' % node, version='1.62')
+        assert status == 200, found
+        agent.token = found['config']['agent_token']
+        status, body = bs.http(server, 'POST', '/v1/heartbeat/%s' % node,
+                               {'callback_url': agent.url,
+                                'agent_token': agent.token,
+                                'agent_version': '10.0.0'},
+                               version='1.62')
+        assert status == 202, body
+        seen = set()
+        got = bs.wait(server, node, lambda n: seen.add(
+            (n['provision_state'], (n['deploy_step'] or {}).get('step')))
+            or n['provision_state'] in ('active', 'deploy failed'),
+            timeout=60, what='end of deployment')
+    finally:
+        agent.stop()
     assert got['provision_state'] == 'active', got['last_error']
-    assert 'wait call-back' in seen, seen
+    assert ('wait call-back', 'apply_configuration') in seen, seen
     attrs = bmc.get('/redfish/v1/Systems/%s/BIOS' % system['uuid'])[
         'Attributes']
     assert (attrs['ProcTurboMode'], attrs['NicBoot1']) == \

@@ -207,7 +207,31 @@ class FakeManagement(FakeBase, base.ManagementInterface):
 
 
 class FakeDeploy(FakeBase, base.DeployInterface):
-    """Deployment as four steps at distinct priorities (see docs)."""
+    """Deployment as four steps at distinct priorities (see docs).
+
+    It writes no image and erases no disk, so it runs only on nodes of
+    ``hardware_types`` (hardware that does not exist): on any other node
+    validate refuses it, and its steps and tear-down raise, whatever
+    path reached them.
+    """
+
+    hardware_types = frozenset(('fake-hardware',))
+
+    def _check_hardware(self, task) -> None:
+        node = task.node
+        if node.driver in self.hardware_types:
+            return
+        raise exception.InvalidParameterValue(
+            err='Node %s has driver %s: the %s deploy interface writes no '
+                'image and erases no disk, so it runs only on nodes of '
+                'driver %s. Set the node\'s deploy_interface to direct '
+                'or ramdisk.'
+            % (node.uuid, node.driver, node.deploy_interface or 'fake',
+               ', '.join(sorted(self.hardware_types))))
+
+    def _execute(self, kind, task, step):
+        self._check_hardware(task)
+        return super()._execute(kind, task, step)
 
     def get_clean_steps(self, task):
         # driver_info fake_steps_unknown: behave like an agent-based
@@ -235,6 +259,7 @@ class FakeDeploy(FakeBase, base.DeployInterface):
         task.node.power_state = states.POWER_ON
 
     def tear_down(self, task):
+        self._check_hardware(task)
         task.node.power_state = states.POWER_OFF
         return states.DELETED
 
@@ -247,22 +272,10 @@ class FakeDeploy(FakeBase, base.DeployInterface):
         """Erase every disk (abortable while it waits)."""
 
     def validate(self, task):
-        # erasing nothing on a real machine is a lie: refused where
-        # automated cleaning would run these steps on real hardware
-        if isinstance(task.driver.power, FakeBase):
-            return
-        enabled = sorted(s for s in ('erase_devices',
-                                     'erase_devices_metadata')
-                         if self.step_priorities['clean'].get(s))
-        if enabled:
-            raise exception.InvalidParameterValue(
-                'The fake deploy interface erases nothing, but node %s is '
-                'real hardware (power interface %s) and automated '
-                'cleaning would run its %s: use an agent deploy interface '
-                '(ramdisk or direct), or set [deploy]erase_devices_'
-                'priority and erase_devices_metadata_priority to 0'
-                % (task.node.uuid, task.node.power_interface or 'default',
-                   ' and '.join(enabled)))
+        # writing and erasing nothing on a real machine is a lie: the
+        # conductor would record a deployment or a cleaning that never
+        # happened
+        self._check_hardware(task)
 
     def heartbeat(self, task, callback_url, agent_version):
         # resume only this interface's own step, steered to wait

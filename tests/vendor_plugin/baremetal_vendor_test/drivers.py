@@ -7,7 +7,11 @@ from baremetal.drivers.modules.agent import deploy as agent_deploy
 
 
 class VendorDeploy(fake.FakeDeploy):
-    """Adds a deploy step and a clean step of its own."""
+    """Adds a deploy step and a clean step of its own.  Like the fake
+    deploy it writes nothing: it runs on the vendor's test hardware
+    type, which needs no hardware either."""
+
+    hardware_types = fake.FakeDeploy.hardware_types | {'vendor-hardware'}
 
     @base.deploy_step(priority=70, argsinfo={
         'mode': {'description': 'How to tune the vendor thing',

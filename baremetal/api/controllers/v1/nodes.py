@@ -350,9 +350,9 @@ def _name_from_display_name(obj, changes: dict) -> None:
 
 
 _IFACE_FIELDS = {'%s_interface' % i for i in hardware.INTERFACE_TYPES}
-_DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
-                         states.INSPECTING, states.INSPECTWAIT,
-                         states.AVAILABLE)
+DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
+                        states.INSPECTING, states.INSPECTWAIT,
+                        states.AVAILABLE)
 
 
 def _check_update(req, obj, changes: dict, reset: bool) -> None:
@@ -361,13 +361,13 @@ def _check_update(req, obj, changes: dict, reset: bool) -> None:
         check_name(req, changes['name'])
     touched = set(changes) & (_IFACE_FIELDS | {'driver'})
     if touched:
-        if node.provision_state not in _DRIVER_CHANGE_STATES and \
+        if node.provision_state not in DRIVER_CHANGE_STATES and \
                 not node.maintenance:
             raise exception.InvalidState(
                 reason='Cannot change %s of node %s in state "%s"; it must '
                        'be in one of %s or in maintenance'
                 % (', '.join(sorted(touched)), node.uuid,
-                   node.provision_state, ', '.join(_DRIVER_CHANGE_STATES)))
+                   node.provision_state, ', '.join(DRIVER_CHANGE_STATES)))
         driver = changes.get('driver', node.driver)
         # reset_interfaces: every interface not named in the patch goes
         # back to the (new) driver's default; otherwise they must suit it
