@@ -1,22 +1,34 @@
-"""The agent token: a secret issued to the ramdisk at its first lookup
-of each boot, required on every heartbeat after, and sent back to the
-agent with every command (IPA rejects commands without it).
+"""The agent token: a secret per boot of the ramdisk, required on every
+heartbeat and sent back to the agent with every command (IPA rejects
+commands without it).
+
+Two ways for the agent to get it:
+
+* on the boot medium (``pregenerate``): a boot interface that builds the
+  ramdisk's medium itself (``redfish-virtual-media``) writes the token
+  into the kernel command line (``ipa-agent-token``, as IPA reads it);
+  every lookup then hands out ``******``, so a host that merely knows
+  the node's MAC address learns nothing;
+* at the first lookup of a boot (``issue``), for network boot, where
+  the medium is fetched from the network by anyone who asks.
 
 It lives in ``driver_internal_info['agent_secret_token']`` (the
 conductor must present it to the agent, so it cannot be kept hashed);
-the node API shows it masked and it is never logged.  Wiped when the
-ramdisk is torn down, so the next boot gets a new one.
+the node API shows it masked.  Wiped when the ramdisk is torn down, so
+the next boot gets a new one.
 """
 
 import hmac
 import secrets
 
 TOKEN_KEY = 'agent_secret_token'
+# the token went onto the boot medium: no lookup hands it out
+PREGENERATED_KEY = 'agent_secret_token_pregenerated'
 MASK = '******'
 
 # what an agent knows of the node besides the token: all re-asserted by
 # the next boot's first heartbeat
-_BOOT_KEYS = (TOKEN_KEY, 'agent_url', 'agent_verify_ca',
+_BOOT_KEYS = (TOKEN_KEY, PREGENERATED_KEY, 'agent_url', 'agent_verify_ca',
               'agent_command', 'agent_last_heartbeat')
 
 
@@ -24,11 +36,29 @@ def present(node) -> bool:
     return bool(node.driver_internal_info.get(TOKEN_KEY))
 
 
+def issued(driver_internal_info) -> bool:
+    """Whether this boot already has a token (a node row's
+    driver_internal_info, as the API reads it)."""
+    return bool((driver_internal_info or {}).get(TOKEN_KEY))
+
+
 def issue(node) -> str:
     """A new token for this boot (the caller holds the node's lock)."""
     token = secrets.token_urlsafe(32)
     node.driver_internal_info[TOKEN_KEY] = token
     return token
+
+
+def pregenerate(node) -> str:
+    """A new token for a boot medium that carries it (the caller holds
+    the node's lock); lookups will not hand it out."""
+    token = issue(node)
+    node.driver_internal_info[PREGENERATED_KEY] = True
+    return token
+
+
+def pregenerated(node) -> bool:
+    return bool(node.driver_internal_info.get(PREGENERATED_KEY))
 
 
 def valid(node, token) -> bool:

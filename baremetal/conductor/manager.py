@@ -411,9 +411,11 @@ class ConductorManager:
             inspection.resume(task, inventory, plugin_data)
 
     def get_node_with_token(self, context, node_id: str) -> str:
-        """An agent looked its node up: issue the token of this boot
-        (the first lookup only; later ones get '******', as Ironic
-        answers).  Returns what to hand over."""
+        """An agent looked its node up and the boot has no token yet
+        (network boot): issue it (the first lookup only; later ones get
+        '******', as Ironic answers).  Returns what to hand over.  The
+        lock is tried once, never waited for: a busy node answers 409
+        and the agent looks up again."""
         with self._acquire(node_id, purpose='agent lookup') as task:
             node = task.node
             if agent_tokens.present(node):
@@ -447,6 +449,9 @@ class ConductorManager:
                     err='the agent of node %s changed its callback_url '
                         'within one boot (%s, now %s)'
                     % (node.uuid, known, callback_url))
+            if not known and agent_tokens.pregenerated(node):
+                # the medium carrying the token has served its purpose
+                task.driver.boot.ramdisk_booted(task)
             if callback_url:
                 info['agent_url'] = callback_url
             info['agent_version'] = agent_version

@@ -377,6 +377,10 @@ class BootInterface(BaseInterface):
     def clean_up_ramdisk(self, task) -> None:
         """Undo prepare_ramdisk."""
 
+    def ramdisk_booted(self, task) -> None:
+        """The ramdisk prepare_ramdisk booted has reported in with this
+        boot's agent token: what only its boot needed may go."""
+
     def prepare_instance(self, task) -> None:
         """Make the node boot the deployed instance."""
 

@@ -1,6 +1,7 @@
 """Driving the test bed's baremetal-server over its REST API, as a
 client would."""
 
+import concurrent.futures
 import json
 import time
 import urllib.error
@@ -30,6 +31,27 @@ def http(server, method, path, body=None, version=VERSION, headers=None):
             return e.code, json.loads(raw) if raw else None, e.headers
         except ValueError:
             return e.code, raw.decode(errors='replace'), e.headers
+
+
+def http_get(url):
+    """(status, body, headers) of a GET of any URL."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return r.status, r.read(), r.headers
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), e.headers
+
+
+def lookups(server, mac: str, count: int) -> set:
+    """``count`` agent lookups by MAC address, 8 at a time, as any host
+    on the provisioning network may send them: the set of (status,
+    agent_token handed out)."""
+    def one(_):
+        status, body, _ = http(server, 'GET',
+                               '/v1/lookup?addresses=%s' % mac)
+        return status, (body or {}).get('config', {}).get('agent_token')
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        return set(pool.map(one, range(count)))
 
 
 def ok(server, method, path, body=None, expect=(200, 201, 202, 204)):

@@ -3,6 +3,7 @@ booted by Redfish virtual media from sushy-tools' libvirt driver."""
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -78,13 +79,28 @@ def test_manual_cleaning_with_the_agent_and_its_token(redfish_bed):
     api.provision(b.server, uuid, 'clean', clean_steps=[
         {'interface': 'deploy', 'step': 'erase_devices_metadata'}])
     api.wait_state(b.server, uuid, 'clean wait', 60)
+    # the token is on the ISO before the machine boots (under a name
+    # nobody can guess): another host that knows the machine's MAC and
+    # looks it up, over and over, never gets it, and the node's own
+    # agent still works with the one from its kernel command line
+    token = _db_token(b, uuid)
+    assert token
+    iso = api.vmedia(b.bmc)['Image']
+    assert re.search(r'/vmedia/%s-[A-Za-z0-9_-]{32}\.iso$' % uuid, iso), iso
+    answers = api.lookups(b.server, b.machine.mac, 200)
+    assert answers == {(200, '******')}, answers
     # wait for the agent: its first heartbeat records its URL
     deadline = time.monotonic() + 240 * bed.timeout_factor()
     while 'agent_url' not in (api.node(b.server, uuid)
                               .get('driver_internal_info') or {}):
         assert time.monotonic() < deadline, 'the agent never heartbeated'
+        answers = api.lookups(b.server, b.machine.mac, 8)
+        assert answers == {(200, '******')}, answers
         time.sleep(0.5)
-    token = _db_token(b, uuid)
+    assert _db_token(b, uuid) == token
+    # withdrawn once the agent it booted reported in
+    status, _, _ = api.http_get(iso)
+    assert status == 404
     before = api.node(b.server, uuid)
     # a heartbeat without the token, or with another, changes nothing
     for extra in ({}, {'agent_token': 'x' * 43}):

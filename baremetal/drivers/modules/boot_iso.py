@@ -42,13 +42,17 @@ def check_loader(conf) -> None:
                 'syslinux-common)' % (option, path))
 
 
-def build(conf, kernel: str, ramdisk: str, params: str) -> str:
-    """Path of an ISO booting ``kernel`` + ``ramdisk`` (local files)
-    with kernel command line ``params``; built unless cached."""
+def _check(conf, params: str) -> None:
     check_loader(conf)
     if any(c in params for c in '\n\r'):
         raise exception.InvalidParameterValue(
             'Kernel parameters must be one line, got %r' % params)
+
+
+def build(conf, kernel: str, ramdisk: str, params: str) -> str:
+    """Path of an ISO booting ``kernel`` + ``ramdisk`` (local files)
+    with kernel command line ``params``; built unless cached."""
+    _check(conf, params)
     key = hashlib.sha256('\0'.join((
         image_cache.content_key(kernel), image_cache.content_key(ramdisk),
         image_cache.content_key(conf.isolinux_bin),
@@ -60,6 +64,15 @@ def build(conf, kernel: str, ramdisk: str, params: str) -> str:
             return target
         _write(conf, kernel, ramdisk, params, target)
     return target
+
+
+def write(conf, kernel: str, ramdisk: str, params: str,
+          target: str) -> None:
+    """Build the ISO at ``target``, uncached: for a command line that
+    holds a secret (the agent token), which no other boot may reuse and
+    which goes with the boot."""
+    _check(conf, params)
+    _write(conf, kernel, ramdisk, params, target)
 
 
 def _write(conf, kernel, ramdisk, params, target) -> None:

@@ -63,12 +63,10 @@ def publish(conf, src: str, name: str, external: bool = False,
     node named it: such a file must be inside
     [conductor]file_url_allowed_paths, and is checked where it really
     is once opened (local_files.copy)."""
-    dest = _safe_path(conf, name)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    dest = path_for(conf, name)
     if field is not None:
         local_files.copy(conf, src, field, dest)
-        return '%s/%s' % (base_url(conf, external),
-                          urllib.parse.quote(name))
+        return url_for(conf, name, external)
     tmp = dest + '.tmp%d' % threading.get_ident()
     if os.path.lexists(tmp):
         os.unlink(tmp)      # left by a crash: never copy into a link
@@ -77,7 +75,7 @@ def publish(conf, src: str, name: str, external: bool = False,
     except OSError:
         shutil.copyfile(src, tmp)
     os.replace(tmp, dest)
-    return '%s/%s' % (base_url(conf, external), urllib.parse.quote(name))
+    return url_for(conf, name, external)
 
 
 def unpublish(conf, name: str) -> None:
@@ -85,6 +83,31 @@ def unpublish(conf, name: str) -> None:
         os.unlink(_safe_path(conf, name))
     except FileNotFoundError:
         pass
+
+
+def path_for(conf, name: str) -> str:
+    """Where ``name`` (a relative path) goes under http_root, for a file
+    written there directly; its directory exists."""
+    dest = _safe_path(conf, name)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    return dest
+
+
+def url_for(conf, name: str, external: bool = False) -> str:
+    return '%s/%s' % (base_url(conf, external), urllib.parse.quote(name))
+
+
+def unpublish_prefix(conf, directory: str, prefix: str) -> None:
+    """Withdraw every file in ``directory`` whose name starts with
+    ``prefix``."""
+    where = _safe_path(conf, directory)
+    try:
+        names = os.listdir(where)
+    except FileNotFoundError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            unpublish(conf, os.path.join(directory, name))
 
 
 def _safe_path(conf, name: str) -> str:

@@ -11,6 +11,7 @@ from baremetal.api import state
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import inventory as ipa_inventory
 from baremetal.common import states
@@ -60,11 +61,17 @@ def lookup(req):
         raise exception.NodeNotFound(node=node_uuid or ','.join(addresses))
     token = None
     if req.allows(versions.AGENT_TOKEN):
-        # issued by the node's conductor under the node's lock: the first
-        # lookup of a boot gets it, any later one '******'
-        token = state.RPC.node_call(req.context, row,
-                                    'get_node_with_token')
-        row = db.get_node(row['uuid'])
+        if agent_tokens.issued(row['driver_internal_info']):
+            # on the boot medium, or handed out already: answered from
+            # the row, without the node's conductor or its lock, however
+            # many hosts ask
+            token = agent_tokens.MASK
+        else:
+            # network boot: the node's conductor issues it to the first
+            # lookup of the boot (without waiting for a busy node's lock)
+            token = state.RPC.node_call(req.context, row,
+                                        'get_node_with_token')
+            row = db.get_node(row['uuid'])
     node = node_view.render(req, row, _NODE_FIELDS, links=True)
     return {'node': node, 'config': _config(token)}
 

@@ -3,27 +3,46 @@ the BMC inserts as a virtual CD.
 
 The ISO holds ``deploy_kernel`` and ``deploy_ramdisk`` (driver_info, else
 ``[conductor]deploy_kernel``/``deploy_ramdisk``) with the kernel
-parameters the agent needs (``ipa-api-url``, ``boot_method=vmedia``) and
-``kernel_append_params`` (driver_info, else ``[redfish]``).  It is built
-once per content (drivers/modules/boot_iso.py), published under
-``[deploy]http_root`` as ``vmedia/<node uuid>.iso``, inserted into the
-BMC's CD/DVD virtual media, and the node is set to boot from CD once.
-``clean_up_ramdisk`` ejects it and withdraws the file.
+parameters the agent needs (``ipa-api-url``, ``boot_method=vmedia``,
+``ipa-agent-token``) and ``kernel_append_params`` (driver_info, else
+``[redfish]``).  The agent token of the boot is generated here and
+written into the command line, so no lookup has to hand it out
+(common/agent_tokens.py); the ISO is therefore built for one boot only,
+published under ``[deploy]http_root`` as ``vmedia/<node uuid>-<random>.iso``
+(a name nobody can guess), inserted into the BMC's CD/DVD virtual media,
+and the node is set to boot from CD once.  It is withdrawn as soon as
+the agent it booted reports in with its token, and at the latest by
+``clean_up_ramdisk``, which also ejects it.
+
+A ramdisk deploy's instance ISO (instance_info kernel/ramdisk) carries
+no token: it is built once per content and stays published while the
+instance boots from it.
 """
+
+import secrets
 
 from oslo_log import log
 
+from baremetal.common import agent_tokens
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_iso
 from baremetal.drivers.modules import http_files
+from baremetal.drivers.modules import image_cache
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.redfish import client
 from baremetal.drivers.modules.redfish import vmedia
 
 LOG = log.getLogger(__name__)
 
-def iso_name(node) -> str:
-    return 'vmedia/%s.iso' % node.uuid
+ISO_DIR = 'vmedia'
+
+
+def _prefix(node) -> str:
+    return '%s-' % node.uuid
+
+
+def instance_iso_name(node) -> str:
+    return '%s/%s.iso' % (ISO_DIR, node.uuid)
 
 
 class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
@@ -41,27 +60,69 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
 
     def prepare_ramdisk(self, task, ramdisk_params):
         conf = task.conductor.conf
+        node = task.node
+        self._withdraw(task)            # an earlier boot's, if any
         if ramdisk_params.get('boot_iso'):
             url = ramdisk_params['boot_iso']
-        else:
-            kernel, ramdisk = ramdisk_boot.fetch(
-                task, instance=bool(ramdisk_params.get('instance')))
+            if image_cache.is_local(url):
+                # an allowed local file: the BMC gets it from http_root
+                url = http_files.publish(
+                    conf, image_cache.fetch(
+                        conf, url, field='instance_info boot_iso of node '
+                        '%s' % node.uuid),
+                    instance_iso_name(node), external=True)
+        elif ramdisk_params.get('instance'):
+            kernel, ramdisk = ramdisk_boot.fetch(task, instance=True)
             iso = boot_iso.build(conf, kernel, ramdisk,
                                  ramdisk_boot.kernel_params(
                                      task, 'vmedia',
                                      conf.redfish.kernel_append_params,
                                      ramdisk_params))
-            url = http_files.publish(conf, iso, iso_name(task.node),
+            url = http_files.publish(conf, iso, instance_iso_name(node),
                                      external=True)
+        else:
+            url = self._agent_iso(task, ramdisk_params)
         self.insert(task, url)
         task.driver.management.set_boot_device(task, 'cdrom',
                                                persistent=False)
-        LOG.info('Node %s: boot ISO %s inserted as virtual media',
-                 task.node.uuid, url)
+        LOG.info('Node %s: boot ISO inserted as virtual media', node.uuid)
+
+    def _agent_iso(self, task, ramdisk_params) -> str:
+        """Build and publish the agent's ISO of this boot, its token in
+        the command line; its URL."""
+        conf = task.conductor.conf
+        node = task.node
+        kernel, ramdisk = ramdisk_boot.fetch(task)
+        token = agent_tokens.pregenerate(node)
+        params = ramdisk_boot.kernel_params(
+            task, 'vmedia', conf.redfish.kernel_append_params,
+            ramdisk_params)
+        name = '%s/%s%s.iso' % (ISO_DIR, _prefix(node),
+                                secrets.token_urlsafe(24))
+        target = http_files.path_for(conf, name)
+        try:
+            boot_iso.write(conf, kernel, ramdisk,
+                           '%s ipa-agent-token=%s' % (params, token),
+                           target)
+        except BaseException:
+            agent_tokens.wipe(node)
+            raise
+        return http_files.url_for(conf, name, external=True)
+
+    def _withdraw(self, task) -> None:
+        http_files.unpublish_prefix(task.conductor.conf, ISO_DIR,
+                                    _prefix(task.node))
+
+    def ramdisk_booted(self, task):
+        # the agent is running: the ISO with its token is not needed
+        # again (a later boot of the ramdisk gets a new one)
+        self._withdraw(task)
 
     def clean_up_ramdisk(self, task):
         self.eject(task)
-        http_files.unpublish(task.conductor.conf, iso_name(task.node))
+        self._withdraw(task)
+        http_files.unpublish(task.conductor.conf,
+                             instance_iso_name(task.node))
 
     def prepare_instance(self, task):
         """Boot the written disk from now on."""
