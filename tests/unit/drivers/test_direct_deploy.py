@@ -5,6 +5,8 @@ import base64
 import gzip
 import io
 import os
+import re
+import urllib.error
 import urllib.request
 
 import pycdlib
@@ -95,8 +97,16 @@ def test_an_image_on_the_conductor_is_served_to_the_agent(
     assert node['deploy_step']['step'] == 'write_image'
     url = agent.received[0]['params']['image_info']['urls'][0]
     assert url.startswith('http://127.0.0.1:')
+    # under a name only the agent is told, not one derived from the node
+    assert re.search(r'/images/%s-[0-9a-f]{32}\.img$' % uuid, url), url
     with urllib.request.urlopen(url) as resp:
         assert resp.read() == b'x' * 4096
+    # withdrawn when the deploy is torn down
+    api.provision(uuid, 'deleted')
+    api.conductor.workers.wait_idle(10)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(url)
+    assert e.value.code == 404
 
 
 @pytest.mark.parametrize('how', ['dot-dot', 'symlink', 'system'])

@@ -20,6 +20,7 @@ agent) builds on the same base.
 """
 
 import hashlib
+import uuid
 
 from oslo_log import log
 
@@ -487,8 +488,12 @@ class DirectDeploy(AgentBase):
         local = image_cache.local_path(info['urls'][0])
         if local is not None:
             # the agent fetches it from the conductor's file server
+            # under a name only the agent is told: the image may hold
+            # what its owner would not publish
+            _withdraw_image(task)
             info['urls'] = [http_files.publish(
-                task.conductor.conf, local, 'images/%s.img' % node.uuid,
+                task.conductor.conf, local, 'images/%s-%s.img' % (
+                    node.uuid, uuid.uuid4().hex),
                 field=_SOURCE_FIELD % node.uuid)]
         params = {'image_info': info, 'configdrive': configdrive.for_agent(
             (node.instance_info or {}).get('configdrive'), node.uuid)}
@@ -512,8 +517,7 @@ class DirectDeploy(AgentBase):
             LOG.warning('Node %s: the agent could not sync its disks '
                         'before power off: %s', task.node.uuid, e)
         self.shut_down_agent(task)
-        http_files.unpublish(task.conductor.conf,
-                             'images/%s.img' % task.node.uuid)
+        _withdraw_image(task)
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
@@ -523,4 +527,11 @@ class DirectDeploy(AgentBase):
     def tear_down(self, task):
         power_off(task)
         task.driver.boot.clean_up_instance(task)
+        _withdraw_image(task)
         return states.DELETED
+
+
+def _withdraw_image(task) -> None:
+    """The instance image published for the agent, if any."""
+    http_files.unpublish_prefix(task.conductor.conf, 'images',
+                                '%s-' % task.node.uuid)
