@@ -27,6 +27,7 @@ from baremetal.conductor import retirement
 from baremetal.conductor import steps as steps_mod
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
+from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
 
@@ -274,6 +275,8 @@ class ConductorManager:
             task.driver.management.validate(task)
             task.driver.management.set_boot_device(task, device,
                                                    persistent=persistent)
+            # the mode travelled with the device: show what the BMC has
+            boot_modes.record(task)
 
     def get_boot_device(self, context, node_id: str) -> dict:
         with self._acquire(node_id, shared=True,

@@ -4,6 +4,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.drivers.modules import boot_modes
 from baremetal.objects import history
 
 LOG = log.getLogger(__name__)
@@ -80,6 +81,9 @@ def sync_one(task, failures: dict, max_retries: int) -> None:
                  'recording it', node.uuid, actual, node.power_state)
         task.upgrade_lock()
         task.node.power_state = actual
+        # the machine (re)started or stopped outside our control: its
+        # boot mode may have changed too (API 1.75)
+        boot_modes.record(task)
 
 
 def cache_health(task) -> None:

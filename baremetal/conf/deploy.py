@@ -12,6 +12,15 @@ opts = [
                help='Priority of the erase_devices_metadata clean step; '
                     'unset keeps the driver default, 0 disables it for '
                     'automated cleaning.'),
+    cfg.StrOpt('default_boot_mode', default='uefi',
+               choices=[('uefi', 'UEFI firmware'),
+                        ('bios', 'legacy BIOS (CSM)')],
+               help='Boot mode of a node that asks for none: neither '
+                    'boot_mode in properties/capabilities nor '
+                    'deploy_boot_mode in instance_info. Every boot '
+                    'device change sends it to the BMC, and iPXE '
+                    'serves the matching boot loader. Set bios for '
+                    'machines that boot legacy BIOS only.'),
     cfg.BoolOpt('fast_track', default=False,
                 help='Reserved for agent-based deploys; no effect yet.'),
     cfg.StrOpt('http_root', default='$state_path/httpboot',

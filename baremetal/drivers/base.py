@@ -248,6 +248,9 @@ class PowerInterface(BaseInterface):
 
 class ManagementInterface(BaseInterface):
     interface_type = 'management'
+    # boot modes (drivers/modules/boot_modes.py) this interface can make
+    # the node boot in; a node asking for another fails validation
+    supported_boot_modes: tuple[str, ...] = ('uefi', 'bios')
 
     @abc.abstractmethod
     def get_supported_boot_devices(self, task) -> list[str]:
@@ -370,6 +373,9 @@ class DeployInterface(BaseInterface):
 
 class BootInterface(BaseInterface):
     interface_type = 'boot'
+    # boot modes this interface can boot the node in (see
+    # ManagementInterface.supported_boot_modes)
+    supported_boot_modes: tuple[str, ...] = ('uefi', 'bios')
 
     def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
         """Make the node boot a ramdisk."""

@@ -17,6 +17,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.drivers import base
+from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import ramdisk_boot
 
@@ -25,11 +26,25 @@ LOG = log.getLogger(__name__)
 BOOT_SCRIPT = 'boot.ipxe'
 
 _BOOT_IPXE = """#!ipxe
-# Written by baremetal: chain to the script of this NIC, if the node is
-# to boot the agent; otherwise boot the local disk.
-isset ${net0/mac} || goto local
-chain --autofree %(base)s/ipxe/${net0/mac:hexhyp}.ipxe || goto local
+# Written by baremetal: chain to the script of the NIC that booted (netX),
+# else of any other NIC, if the node is to boot the agent; otherwise boot
+# the local disk.
+isset ${netX/mac} || goto nics
+chain --autofree %(base)s/ipxe/${netX/mac:hexhyp}.ipxe || goto nics
+:nics
+set idx:int32 0
+:nic
+isset ${net${idx}/mac} || goto local
+chain --autofree %(base)s/ipxe/${net${idx}/mac:hexhyp}.ipxe || goto next
+:next
+inc idx
+goto nic
 :local
+# UEFI: back to the firmware, which tries its next boot entry (the disk);
+# legacy BIOS: boot the first disk
+iseq ${platform} efi || goto bios
+exit
+:bios
 sanboot --no-describe --drive 0x80 || exit
 """
 
@@ -67,6 +82,7 @@ class IPXEBoot(base.BootInterface):
         return dict(ramdisk_boot.PROPERTIES)
 
     def validate(self, task):
+        boot_modes.validate(task)
         ramdisk_boot.images(task)
         if not [p for p in task.ports if p.pxe_enabled]:
             raise exception.MissingParameterValue(
@@ -107,6 +123,10 @@ class IPXEBoot(base.BootInterface):
                                                         name))
 
     def prepare_instance(self, task):
+        """The node boots its disk from now on, persistently, in its
+        boot mode (which the management interface sends with the
+        device)."""
         self.clean_up_ramdisk(task)
         task.driver.management.set_boot_device(task, 'disk',
                                                persistent=True)
+        boot_modes.record(task)

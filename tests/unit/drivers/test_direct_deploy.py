@@ -197,7 +197,7 @@ def test_ipxe_publishes_per_mac_scripts_then_boots_the_disk(api, agent,
     api.wait_for(uuid, 'clean wait')
     root = tmp_path / 'httpboot'
     boot = (root / 'boot.ipxe').read_text()
-    assert '${net0/mac:hexhyp}.ipxe' in boot
+    assert '${netX/mac:hexhyp}.ipxe' in boot
     script = (root / 'ipxe' / ('%s.ipxe' % MAC.replace(':', '-'))
               ).read_text()
     assert script.startswith('#!ipxe')

@@ -3,6 +3,7 @@
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers import base
+from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules.redfish import client
 from baremetal.drivers.modules.redfish import vmedia
 
@@ -21,20 +22,10 @@ def _value(x):
 
 
 def requested_boot_mode(node) -> str | None:
-    """The boot mode the node asks for: ``instance_info['boot_mode']``,
-    else ``boot_mode:<mode>`` in ``properties['capabilities']`` (Ironic's
-    places for it); None when it asks for none."""
-    mode = (node.instance_info or {}).get('boot_mode')
-    if not mode:
-        caps = (node.properties or {}).get('capabilities') or ''
-        if isinstance(caps, dict):
-            mode = caps.get('boot_mode')
-        else:
-            for item in str(caps).split(','):
-                key, _, value = item.partition(':')
-                if key.strip() == 'boot_mode':
-                    mode = value.strip()
-    return mode or None
+    """The mode the node asks for itself, None when it asks for none
+    (then [deploy]default_boot_mode applies): use
+    boot_modes.for_task(task), which applies it."""
+    return boot_modes.asked(node)
 
 
 class RedfishManagement(client.Interface, base.ManagementInterface):
@@ -53,22 +44,17 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
             raise exception.InvalidParameterValue(
                 'Invalid boot device %s specified; supported: %s'
                 % (device, ', '.join(_TO_REDFISH)))
-        mode = requested_boot_mode(task.node)
-        if mode is not None and mode not in BOOT_MODES:
-            raise exception.InvalidParameterValue(
-                'Node %s asks for boot mode %r; supported: %s'
-                % (task.node.uuid, mode, ', '.join(BOOT_MODES)))
+        mode = boot_modes.for_task(task)
         system = self._system(task)
         enabled = (sushy.BootSourceOverrideEnabled.CONTINUOUS if persistent
                    else sushy.BootSourceOverrideEnabled.ONCE)
         with client.call(task.node, task.conductor.conf,
                          'set boot device %s' % device):
-            # the boot mode the node asks for travels with the device
+            # the node's boot mode travels with every device change
             system.set_system_boot_options(
                 target=sushy.BootSource(_TO_REDFISH[device]),
                 enabled=enabled,
-                mode=(sushy.BootSourceOverrideMode(BOOT_MODES[mode])
-                      if mode else None))
+                mode=sushy.BootSourceOverrideMode(BOOT_MODES[mode]))
 
     def get_boot_device(self, task):
         system = self._system(task)
