@@ -111,13 +111,24 @@ opts = [
                     'nodes whose driver_info names none.'),
     cfg.StrOpt('deploy_ramdisk',
                help='Agent ramdisk initramfs, as deploy_kernel.'),
+    cfg.StrOpt('bootloader',
+               help='EFI System Partition image (a FAT image holding '
+                    'EFI/BOOT/BOOTX64.EFI; http(s):// or file:// URL, or '
+                    'an absolute path inside file_url_allowed_paths) '
+                    'that boot ISOs carry for UEFI firmware, for nodes '
+                    'whose driver_info names none. Unset: the conductor '
+                    'builds one with GRUB (Debian packages '
+                    'grub-efi-amd64-bin, dosfstools, mtools). The image\'s '
+                    'boot loader must read the GRUB menu the ISO carries '
+                    'at /EFI/BOOT/grub.cfg or /boot/grub/grub.cfg.'),
     cfg.ListOpt('file_url_allowed_paths',
                 default=['/srv/baremetal', '/shared/html'],
                 help='Directories whose files nodes may name as images '
                      '(file:// URLs and absolute paths in instance_info '
                      'image_source, kernel, ramdisk and boot_iso, in '
-                     'driver_info deploy_kernel and deploy_ramdisk, and '
-                     'deploy_kernel/deploy_ramdisk above). The conductor '
+                     'driver_info deploy_kernel, deploy_ramdisk and '
+                     'bootloader, and deploy_kernel/deploy_ramdisk/'
+                     'bootloader above). The conductor '
                      'serves such files over HTTP without authentication '
                      'and builds them into boot ISOs: anything in these '
                      'directories can be read by whoever may set those '

@@ -1,6 +1,8 @@
 """Bootable ISO images for virtual media: a kernel, an initramfs and
-their command line behind isolinux (legacy BIOS boot), written with
-pycdlib (no external mkisofs).
+their command line behind isolinux (legacy BIOS boot) and, given an EFI
+System Partition image (efi_image.py), behind that image's UEFI boot
+loader too: a second El Torito entry, platform EFI, and the GRUB menu at
+efi_image.MENU_PATHS.  Written with pycdlib (no external mkisofs).
 
 ISOs are cached by content under ``$state_path/isos``: one built for the
 same kernel, initramfs and parameters is reused, whichever node asked.
@@ -12,6 +14,7 @@ import tempfile
 import threading
 
 from baremetal.common import exception
+from baremetal.drivers.modules import efi_image
 from baremetal.drivers.modules import image_cache
 
 _LOCK = threading.Lock()
@@ -49,33 +52,62 @@ def _check(conf, params: str) -> None:
             'Kernel parameters must be one line, got %r' % params)
 
 
-def build(conf, kernel: str, ramdisk: str, params: str) -> str:
+def build(conf, kernel: str, ramdisk: str, params: str,
+          esp: str | None = None) -> str:
     """Path of an ISO booting ``kernel`` + ``ramdisk`` (local files)
-    with kernel command line ``params``; built unless cached."""
+    with kernel command line ``params``, by UEFI too when ``esp`` (an
+    ESP image) is given; built unless cached."""
     _check(conf, params)
     key = hashlib.sha256('\0'.join((
         image_cache.content_key(kernel), image_cache.content_key(ramdisk),
         image_cache.content_key(conf.isolinux_bin),
-        image_cache.content_key(conf.ldlinux_c32), params)).encode()
+        image_cache.content_key(conf.ldlinux_c32), params,
+        image_cache.content_key(esp) if esp else '')).encode()
     ).hexdigest()
     target = os.path.join(_dir(conf), key + '.iso')
     with _LOCK:
         if os.path.exists(target):
             return target
-        _write(conf, kernel, ramdisk, params, target)
+        _write(conf, kernel, ramdisk, params, target, esp)
     return target
 
 
 def write(conf, kernel: str, ramdisk: str, params: str,
-          target: str) -> None:
+          target: str, esp: str | None = None) -> None:
     """Build the ISO at ``target``, uncached: for a command line that
     holds a secret (the agent token), which no other boot may reuse and
-    which goes with the boot."""
+    which goes with the boot.  The ESP image is only copied in: cheap."""
     _check(conf, params)
-    _write(conf, kernel, ramdisk, params, target)
+    _write(conf, kernel, ramdisk, params, target, esp)
 
 
-def _write(conf, kernel, ramdisk, params, target) -> None:
+def _add_uefi(iso, params: str, esp: str) -> None:
+    """The ESP image as the EFI El Torito entry, and the GRUB menu."""
+    import io
+    for path in ('/EFI', '/EFI/BOOT', '/BOOT', '/BOOT/GRUB'):
+        name = path.rsplit('/', 1)[1]
+        rr = name.lower() if path.startswith('/BOOT') else name
+        iso.add_directory(path, rr_name=rr,
+                          joliet_path='/' + '/'.join(
+                              p.lower() if path.startswith('/BOOT') else p
+                              for p in path.strip('/').split('/')))
+    cfg = efi_image.menu(params).encode()
+    for rr_path in efi_image.MENU_PATHS:
+        head, name = rr_path.rsplit('/', 1)
+        stem, ext = name.split('.')
+        iso_path = '%s/%s.%s;1' % (head.upper(), stem[:8].upper(),
+                                   ext.upper())
+        iso.add_fp(io.BytesIO(cfg), len(cfg), iso_path, rr_name=name,
+                   joliet_path=rr_path)
+    iso.add_file(esp, '/EFIBOOT.IMG;1', rr_name='efiboot.img',
+                 joliet_path='/efiboot.img')
+    iso.add_eltorito('/EFIBOOT.IMG;1', '/ISOLINUX/BOOT.CAT;1',
+                     rr_bootcatname='boot.cat',
+                     joliet_bootcatfile='/isolinux/boot.cat', efi=True,
+                     platform_id=0xef)
+
+
+def _write(conf, kernel, ramdisk, params, target, esp=None) -> None:
     import pycdlib
     iso = pycdlib.PyCdlib()
     iso.new(interchange_level=3, rock_ridge='1.09', joliet=3,
@@ -98,6 +130,8 @@ def _write(conf, kernel, ramdisk, params, target) -> None:
                      rr_bootcatname='boot.cat',
                      joliet_bootcatfile='/isolinux/boot.cat',
                      boot_load_size=4, boot_info_table=True)
+    if esp:
+        _add_uefi(iso, params, esp)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix='.tmp')
     os.close(fd)
     try:

@@ -2,12 +2,12 @@
 
 ``file://`` URLs and absolute paths are accepted in ``instance_info``
 (``image_source``, ``kernel``, ``ramdisk``, ``boot_iso``), in
-``driver_info`` (``deploy_kernel``, ``deploy_ramdisk``) and in
-``[conductor]deploy_kernel``/``deploy_ramdisk``.  The conductor serves
-such a file over HTTP without authentication, builds it into boot ISOs
-and hands it to agents, so whoever may set those fields would otherwise
-read any file the conductor can read (its configuration holds the
-database password).  Only files inside a directory of
+``driver_info`` (``deploy_kernel``, ``deploy_ramdisk``, ``bootloader``)
+and in ``[conductor]deploy_kernel``/``deploy_ramdisk``/``bootloader``.
+The conductor serves such a file over HTTP without authentication,
+builds it into boot ISOs and hands it to agents, so whoever may set
+those fields would otherwise read any file the conductor can read (its
+configuration holds the database password).  Only files inside a directory of
 ``[conductor]file_url_allowed_paths`` are accepted.
 
 ``check`` decides on the real path (``..`` and symbolic links

@@ -2,7 +2,10 @@
 the BMC inserts as a virtual CD.
 
 The ISO holds ``deploy_kernel`` and ``deploy_ramdisk`` (driver_info, else
-``[conductor]deploy_kernel``/``deploy_ramdisk``) with the kernel
+``[conductor]deploy_kernel``/``deploy_ramdisk``), bootable by legacy
+BIOS (isolinux) and by UEFI (an EFI System Partition image, efi_image.py:
+required when the node asks for ``uefi``, added whenever one can be
+had), with the kernel
 parameters the agent needs (``ipa-api-url``, ``boot_method=vmedia``,
 ``ipa-agent-token``) and ``kernel_append_params`` (driver_info, else
 ``[redfish]``).  The agent token of the boot is generated here and
@@ -26,10 +29,12 @@ from oslo_log import log
 from baremetal.common import agent_tokens
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_iso
+from baremetal.drivers.modules import efi_image
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import management
 from baremetal.drivers.modules.redfish import vmedia
 
 LOG = log.getLogger(__name__)
@@ -45,18 +50,36 @@ def instance_iso_name(node) -> str:
     return '%s/%s.iso' % (ISO_DIR, node.uuid)
 
 
+def _uefi(task) -> bool:
+    return management.requested_boot_mode(task.node) == 'uefi'
+
+
+def _esp(task) -> str | None:
+    """The ESP image the node's ISOs carry, or None (BIOS only): needed
+    when the node boots in UEFI mode, added whenever one can be had."""
+    if efi_image.check(task, required=_uefi(task)):
+        return efi_image.get(task)
+    return None
+
+
 class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
     boots_agent = True
 
     def get_properties(self):
         props = dict(client.PROPERTIES)
         props.update(ramdisk_boot.PROPERTIES)
+        props['bootloader'] = ('EFI System Partition image the boot ISO '
+                               'carries for UEFI boot: URL or local path, '
+                               'as deploy_kernel. Optional, default '
+                               '[conductor]bootloader, else built with '
+                               'GRUB on the conductor.')
         return props
 
     def validate(self, task):
         super().validate(task)     # the BMC's driver_info
         ramdisk_boot.images(task)
         boot_iso.check_loader(task.conductor.conf)
+        efi_image.check(task, required=_uefi(task))
 
     def prepare_ramdisk(self, task, ramdisk_params):
         conf = task.conductor.conf
@@ -77,7 +100,7 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
                                  ramdisk_boot.kernel_params(
                                      task, 'vmedia',
                                      conf.redfish.kernel_append_params,
-                                     ramdisk_params))
+                                     ramdisk_params), _esp(task))
             url = http_files.publish(conf, iso, instance_iso_name(node),
                                      external=True)
         else:
@@ -93,6 +116,7 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
         conf = task.conductor.conf
         node = task.node
         kernel, ramdisk = ramdisk_boot.fetch(task)
+        esp = _esp(task)
         token = agent_tokens.pregenerate(node)
         params = ramdisk_boot.kernel_params(
             task, 'vmedia', conf.redfish.kernel_append_params,
@@ -103,7 +127,7 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
         try:
             boot_iso.write(conf, kernel, ramdisk,
                            '%s ipa-agent-token=%s' % (params, token),
-                           target)
+                           target, esp)
         except BaseException:
             agent_tokens.wipe(node)
             raise
