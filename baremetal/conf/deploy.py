@@ -18,9 +18,10 @@ opts = [
                help='Boot mode of a node that asks for none: neither '
                     'boot_mode in properties/capabilities nor '
                     'deploy_boot_mode in instance_info. Every boot '
-                    'device change sends it to the BMC, and iPXE '
-                    'serves the matching boot loader. Set bios for '
-                    'machines that boot legacy BIOS only.'),
+                    'device change sends the mode to the BMC (the EFI '
+                    'flag over IPMI, BootSourceOverrideMode over '
+                    'Redfish). Set bios for machines that boot legacy '
+                    'BIOS only.'),
     cfg.BoolOpt('fast_track', default=False,
                 help='Reserved for agent-based deploys; no effect yet.'),
     cfg.StrOpt('http_root', default='$state_path/httpboot',

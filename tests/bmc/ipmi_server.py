@@ -2,8 +2,8 @@
 
 Run as its own process (``python -m tests.bmc.ipmi_server ...``); it
 listens on UDP on loopback and keeps the managed "server" state (power,
-boot device, NMIs) in a JSON file the tests read to check what the BMC
-was told.
+boot device with its persistent and EFI flags, NMIs) in a JSON file the
+tests read to check what the BMC was told.
 
 Three things differ from pyghmi's bundled ``fakebmc``:
 
@@ -135,7 +135,8 @@ class VirtualBMC(bmc.Bmc):
         self.state_file = state_file
         self.delay = delay
         self.state = {'power': 'off', 'bootdev': 'default',
-                      'persistent': False, 'nmi': 0, 'commands': 0}
+                      'persistent': False, 'uefi': False, 'nmi': 0,
+                      'commands': 0}
         self._save()
 
     def _save(self):
@@ -181,7 +182,8 @@ class VirtualBMC(bmc.Bmc):
         dev = self.state['bootdev']
         num = bmc.ipmicommand.boot_devices.get(dev, 0)
         flags = 0b10000000 | (0b01000000 if self.state['persistent']
-                              else 0)
+                              else 0) | (0b00100000 if self.state['uefi']
+                                         else 0)
         session.send_ipmi_response(data=[1, 5, flags, num, 0, 0, 0])
 
     def set_system_boot_options(self, request, session):
@@ -196,6 +198,8 @@ class VirtualBMC(bmc.Bmc):
             return session.send_ipmi_response(code=0xcc)
         self.state['bootdev'] = dev
         self.state['persistent'] = bool(data[1] & 0b01000000)
+        # boot flags, data 1 bit 5: "EFI boot" (pyghmi's uefiboot)
+        self.state['uefi'] = bool(data[1] & 0b00100000)
         self._save()
         session.send_ipmi_response()
 
