@@ -82,8 +82,17 @@ class Dispatcher:
             if path.split('/', 2)[1] in _V1_RESOURCES:
                 # Ironic routes /nodes/... and the like to v1
                 path = '/v1' + path
-            r, params = routing.match(req.method, path)
             ctx = req.environ.get('baremetal.context')
+            try:
+                r, params = routing.match(req.method, path, version)
+            except routing.TooOld as e:
+                if ctx is None and not e.route.public:
+                    raise exception.NotAuthenticated(
+                        'Authentication is required') from None
+                if e.gate.plain:
+                    raise routing.HTTPError(e.gate.status,
+                                            e.gate.message) from None
+                raise errors.fault(e.gate.status, e.gate.message) from None
             if ctx is None and not r.public:
                 raise exception.NotAuthenticated(
                     'Authentication is required')
@@ -91,11 +100,6 @@ class Dispatcher:
             areq = api_request.Request(req, version, ctx, host_url,
                                        self.max_depth)
             areq.route = r
-            if not r.min_version <= version <= r.max_version:
-                # as Ironic's controllers answer for a resource newer
-                # than the version asked for
-                raise exception.ResourceNotFound(
-                    'The resource could not be found.')
             if req.content_length and req.content_length > self.max_body:
                 raise exception.TooLarge(
                     reason='the body is %d bytes; the limit is %d'

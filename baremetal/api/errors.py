@@ -17,6 +17,7 @@ LOG = log.getLogger(__name__)
 _STATUS = (
     (exception.NodeIsRetired, 409),
     (exception.NotAcceptable, 406),
+    (exception.MethodNotAllowed, 405),
     (exception.NotAuthenticated, 401),
     (exception.Invalid, 400),
     (exception.NotAuthorized, 403),
@@ -55,6 +56,16 @@ def http_error_body(status: int, description: str = '') -> bytes:
     return json.dumps({'error_message': json.dumps({
         'code': status, 'title': _TITLES.get(status, ''),
         'description': description})}).encode()
+
+
+_FAULTS = {404: exception.ResourceNotFound, 405: exception.MethodNotAllowed,
+           406: exception.NotAcceptable}
+
+
+def fault(status: int, message: str) -> exception.BaremetalException:
+    """The exception answered as ``status`` with ``message`` in the
+    fault envelope (404, 405, 406: a version gate's answers)."""
+    return _FAULTS[status](message)
 
 
 def headers(exc: BaseException) -> dict[str, str]:

@@ -59,17 +59,30 @@ def route(method: str, template: str, min_version: int = versions.MIN,
     return wrap
 
 
-def match(method: str, path: str) -> tuple[Route, dict]:
-    """The route for a request; NotFound or 405 (via MethodNotAllowed)."""
-    candidates = _BY_PREFIX.get(_prefix(path), ())
+def match(method: str, path: str, version: int = versions.MAX
+          ) -> tuple[Route, dict]:
+    """The route for a request at API ``version``; NotFound or 405 (via
+    MethodNotAllowed) for what no route serves, ``TooOld`` for what a
+    later (or earlier) version serves."""
     allowed = []
-    for r in candidates:
+    too_old = None
+    for r in _BY_PREFIX.get(_prefix(path), ()):
         m = r.regex.match(path)
         if m is None:
             continue
+        served = r.min_version <= version <= r.max_version
         if r.method == method:
-            return r, m.groupdict()
-        allowed.append(r.method)
+            if served:
+                return r, m.groupdict()
+            too_old = r
+        elif served:
+            allowed.append(r.method)
+        elif too_old is None:
+            too_old = r
+    if too_old is not None and (too_old.method == method or not allowed):
+        # the method's route is of another version, or the whole
+        # resource is: Ironic's answer for it
+        raise TooOld(too_old, versions.too_old(too_old.template, method))
     if allowed:
         raise MethodNotAllowed(allowed)
     raise HTTPError(404)
@@ -104,6 +117,16 @@ class MethodNotAllowed(HTTPError):
     def __init__(self, allowed: list[str]) -> None:
         super().__init__(405)
         self.allowed = sorted(set(allowed))
+
+
+class TooOld(Exception):
+    """A request for a resource (or a method of one) the requested
+    version does not have; ``gate`` is how Ironic answers it."""
+
+    def __init__(self, route: Route, gate: versions.Gate) -> None:
+        super().__init__(route.template)
+        self.route = route
+        self.gate = gate
 
 
 def routes() -> list[Route]:

@@ -4,6 +4,7 @@ The maximum advertised is the newest version whose every feature is
 implemented (clients send every call at min(server max, client max)).
 """
 
+import dataclasses
 import re
 
 from baremetal.common import exception
@@ -237,6 +238,93 @@ RUNBOOK_FIELDS = {
     'description': RUNBOOK_TRAITS,
     'traits': RUNBOOK_TRAITS,
 }
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Gate:
+    """Ironic's answer to a request for a resource (or one method of it)
+    newer than the version asked for.  ``plain``: a plain HTTP error
+    (``code``, ``title``, ``description``) without the version headers;
+    otherwise the fault envelope with them."""
+    status: int = 404
+    message: str = ''
+    plain: bool = True
+
+
+_NOT_FOUND = Gate()                                   # pecan's abort(404)
+_NOT_SUPPORTED = Gate(404, 'The API is not supported for this version',
+                      plain=False)
+_PARENT_405 = Gate(405)     # Ironic's parent controller has no such method
+
+
+def _get_404_else_405(what: str, plain: bool) -> dict[str, Gate]:
+    msg = 'The API version does not allow %s' % what
+    return {'GET': Gate(404, msg, plain), '*': Gate(405, msg, plain)}
+
+
+# How Ironic answers below a resource's first version, by route template
+# (the longest template prefix wins; within it the method, else '*').
+# Unlisted templates get a plain 404, as Ironic's node sub-resources.
+TOO_OLD: dict[str, dict[str, Gate]] = {
+    '/v1/allocations': _get_404_else_405('allocations', plain=False),
+    '/v1/allocations/{ident}': {'PATCH': Gate(
+        405, 'The API version does not allow updating allocations',
+        plain=False)},
+    '/v1/deploy_templates': _get_404_else_405('deploy templates',
+                                              plain=True),
+    '/v1/runbooks': _get_404_else_405('runbooks', plain=True),
+    '/v1/runbooks/{runbook}/traits': {'*': Gate(
+        404, 'The API version does not allow runbook traits')},
+    '/v1/inspection_rules': _get_404_else_405('inspection rules',
+                                              plain=False),
+    '/v1/conductors': {'*': _NOT_SUPPORTED},
+    '/v1/events': {'*': _NOT_SUPPORTED},
+    '/v1/portgroups': {'*': _NOT_SUPPORTED},
+    '/v1/portgroups/{pg}/ports': {'*': _NOT_FOUND},
+    '/v1/volume': {'*': _NOT_SUPPORTED},
+    '/v1/volume/connectors': {'*': _NOT_FOUND},
+    '/v1/volume/targets': {'*': _NOT_FOUND},
+    '/v1/nodes/{node}/volume': {'*': _NOT_SUPPORTED},
+    '/v1/nodes/{node}/volume/connectors': {'*': _NOT_FOUND},
+    '/v1/nodes/{node}/volume/targets': {'*': _NOT_FOUND},
+    '/v1/shards': {'*': Gate(404, 'The API version does not allow shards',
+                             plain=False)},
+    '/v1/lookup': {'*': Gate(404, 'Resource could not be found.',
+                             plain=False)},
+    '/v1/heartbeat': {'*': Gate(404, 'Resource could not be found.',
+                                plain=False)},
+    # below 1.37 Ironic's node controller answers for .../traits itself
+    '/v1/nodes/{node}/traits': {
+        'GET': Gate(406, 'Request not acceptable.', plain=False),
+        'DELETE': Gate(404, 'Resource could not be found.', plain=False),
+        '*': _PARENT_405},
+    '/v1/nodes/{node}/states/raid': {
+        'PUT': Gate(406, 'Request not acceptable.', plain=False),
+        '*': _PARENT_405},
+    '/v1/drivers/{name}/raid': {
+        'GET': Gate(406, 'Request not acceptable.', plain=False),
+        '*': _PARENT_405},
+    '/v1/nodes/{node}/management/inject_nmi': {
+        'PUT': Gate(404, 'Resource could not be found.', plain=False),
+        '*': _PARENT_405},
+}
+
+
+def too_old(template: str, method: str) -> Gate:
+    """How to answer ``method`` on ``template`` below its version."""
+    best = None
+    for prefix in TOO_OLD:
+        if (template == prefix or template.startswith(prefix + '/')) and (
+                best is None or len(prefix) > len(best)):
+            by_method = TOO_OLD[prefix]
+            if method in by_method or '*' in by_method:
+                best = prefix
+    if best is None:
+        return _NOT_FOUND
+    by_method = TOO_OLD[best]
+    return by_method.get(method) or by_method['*']
+
 
 _HEADER_RE = re.compile(r'^\s*(\d+)\.(\d+)\s*$')
 

@@ -47,6 +47,11 @@ class NotAcceptable(BaremetalException):
     code = 406
 
 
+class MethodNotAllowed(BaremetalException):
+    """A method the requested API version does not offer."""
+    _msg_fmt = 'Method not allowed: %(reason)s'
+
+
 class Conflict(BaremetalException):
     _msg_fmt = 'Conflict: %(reason)s'
     code = 409
@@ -228,6 +233,16 @@ class MACAlreadyExists(Conflict):
 
 class ResourceAlreadyExists(Conflict):
     _msg_fmt = '%(what)s already exists.'
+
+
+class VolumeConnectorAlreadyExists(Conflict):
+    _msg_fmt = ('A volume connector of type %(type)s with connector_id '
+                '%(connector_id)s already exists.')
+
+
+class VolumeTargetAlreadyExists(Conflict):
+    _msg_fmt = ('A volume target with boot_index %(boot_index)s already '
+                'exists on this node.')
 
 
 class InspectionRuleAlreadyExists(Conflict):

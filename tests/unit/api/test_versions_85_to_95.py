@@ -305,7 +305,7 @@ def test_runbooks_crud_and_use(api):
         dict(_APPLY, order=1),
         {'interface': 'bios', 'step': 'factory_reset', 'order': 0}]}
     assert api.request('POST', '/v1/runbooks', rb,
-                       version='1.91')[0] == 404
+                       version='1.91')[0] == 405
     status, body, headers = api.request('POST', '/v1/runbooks', rb,
                                         version='1.92')
     assert status == 201, body

@@ -373,3 +373,10 @@ def set_console(req, node):
     req.response_headers['Location'] = req.link('nodes', row['uuid'],
                                                 'states', 'console')['href']
     return None
+
+
+# Ironic also serves a node's states and its console with the node after
+# them (its pecan routing); ironic-tempest-plugin reads the console so
+route('GET', '/v1/nodes/states/{node}')(get_states)
+route('GET', '/v1/nodes/states/console/{node}')(get_console)
+route('PUT', '/v1/nodes/states/console/{node}', status=202)(set_console)
