@@ -7,6 +7,7 @@ the API dict; this module does list / get / create / patch / delete.
 """
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,9 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
 from baremetal.db import api as db
+
+# a logical name, as an identifier in a path (Ironic's uuid_or_name)
+_NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 
 
 @dataclasses.dataclass
@@ -41,6 +45,22 @@ class Resource:
     marker_key: str = 'uuid'
     collection_key: str | None = None   # JSON key of a list (default name)
     detail_since: int = versions.DETAIL_QUERY   # when ?detail= appeared
+    # set: a path must name one by UUID (``ident_names``: or by a
+    # logical name; DELETE always by UUID), or it is a 400 naming the
+    # parameter ``<ident_label>_uuid``/``_ident`` as Ironic does
+    ident_label: str | None = None
+    ident_names: bool = False
+
+    def check_ident(self, ident: str, names: bool | None = None) -> None:
+        if self.ident_label is None or db.is_uuid_like(ident):
+            return
+        names = self.ident_names if names is None else names
+        if names and _NAME_RE.match(ident):
+            return
+        raise exception.InvalidParameterValue(
+            err='Expected UUID%s for %s_%s: %s' % (
+                ' or name' if names else '', self.ident_label,
+                'ident' if names else 'uuid', ident))
 
     def visible(self, version: int) -> list[str]:
         return [f for f in self.fields
@@ -70,6 +90,7 @@ class Resource:
 
     def get_row(self, req, ident: str) -> dict:
         policy.authorize(req, 'baremetal:%s:get' % self.singular)
+        self.check_ident(ident)
         return db.get(self.table, ident, self.not_found,
                       **{self.not_found_key: ident})
 
@@ -147,6 +168,7 @@ class Resource:
 
     def delete(self, req, ident: str) -> None:
         policy.authorize(req, 'baremetal:%s:delete' % self.singular)
+        self.check_ident(ident, names=False)
         row = db.get(self.table, ident, self.not_found,
                      **{self.not_found_key: ident})
         db.delete(self.table, row['id'])

@@ -82,3 +82,7 @@ HEALTH_OK = 'OK'
 HEALTH_WARNING = 'Warning'
 HEALTH_CRITICAL = 'Critical'
 HEALTH_STATES = (HEALTH_OK, HEALTH_WARNING, HEALTH_CRITICAL)
+
+# A node's fault (API 1.42): why it was put in maintenance on its own
+FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
+          'service failure')

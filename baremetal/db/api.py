@@ -346,7 +346,9 @@ def create(table: sa.Table, values: dict) -> dict:
         raise _duplicate(table, values, e) from None
     except db_exc.DBReferenceError as e:
         raise exception.Invalid(reason=str(e)) from None
-    full = {c.name: None for c in table.c}
+    # what was stored: a column's scalar default where no value was given
+    full = {c.name: c.default.arg if c.default is not None and
+            c.default.is_scalar else None for c in table.c}
     full.update(values)
     return full
 
@@ -365,6 +367,13 @@ def _duplicate(table: sa.Table, values: dict, err) -> Exception:
     if name == 'ports' and ('address' in cols or
                             'uniq_ports0address' in cols):
         return exception.MACAlreadyExists(mac=values.get('address'))
+    by_uuid = any('uuid' in c for c in cols)
+    if name == 'volume_connectors' and not by_uuid:
+        return exception.VolumeConnectorAlreadyExists(
+            type=values.get('type'), connector_id=values.get('connector_id'))
+    if name == 'volume_targets' and not by_uuid:
+        return exception.VolumeTargetAlreadyExists(
+            boot_index=values.get('boot_index'))
     what = {'ports': 'Port', 'portgroups': 'Portgroup',
             'chassis': 'Chassis', 'allocations': 'Allocation',
             'deploy_templates': 'Deploy template',

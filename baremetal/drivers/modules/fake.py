@@ -23,9 +23,28 @@ from baremetal.common import states
 from baremetal.drivers import base
 
 
+# the driver_info keys above (GET /v1/drivers/fake-hardware/properties)
+PROPERTIES = {
+    'fake_fail_steps': 'Steps ("interface.step") that fail. Optional.',
+    'fake_async_steps': 'Steps ("interface.step") that return the wait '
+                        'state, finished by a heartbeat. Optional.',
+    'fake_async_done': 'Asynchronous steps that poll_step finishes. '
+                       'Optional.',
+    'fake_steps_unknown': 'The deploy interface cannot list its clean '
+                          'steps yet. Optional.',
+    'fake_step_seconds': 'How long every step takes, in seconds. '
+                         'Optional.',
+    'fake_step_log': 'A file every step start is appended to. Optional.',
+    'fake_non_idempotent': 'Clean steps ("interface.step") not safe to '
+                           'run twice. Optional.',
+    'fake_health': 'The health the fake management interface reports. '
+                   'Optional.',
+}
+
+
 class FakeBase:
     def get_properties(self):
-        return {}
+        return dict(PROPERTIES)
 
     def get_clean_steps(self, task):
         steps = super().get_clean_steps(task)

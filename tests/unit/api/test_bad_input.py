@@ -145,7 +145,6 @@ cases = [
     ("PUT", "/v1/nodes/%s/traits" % U, {"traits": ["lower"]}, None),
     ("PUT", "/v1/nodes/%s/traits" % U, {"traits": "x"}, None),
     ("POST", "/v1/nodes/%s/vifs" % U, {"id": 5}, None),
-    ("DELETE", "/v1/nodes/%s/vifs/none" % U, None, None),
     ("GET", "/v1/nodes/%s/cleaning/steps?min_priority=x" % U, None, None),
     ("POST", "/v1/ports", {"address": "zz", "node_uuid": U}, None),
     (

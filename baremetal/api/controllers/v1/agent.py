@@ -93,11 +93,24 @@ def _gate(req, body: dict, names: tuple, minor: int) -> None:
                                         minor))
 
 
+@route('POST', '/v1/heartbeat', status=202,
+       min_version=versions.LOOKUP_HEARTBEAT)
+def heartbeat_by_body(req):
+    """The node named in the body (``node_ident``), as Ironic takes it
+    when the path does not name one (with credentials there: its public
+    route is the one with the node in the path)."""
+    node = _string(req.json_object(optional=True), 'node_ident')
+    if not node:
+        raise exception.MissingParameterValue(
+            err='Missing mandatory parameter: node_ident')
+    return heartbeat(req, node)
+
+
 @route('POST', '/v1/heartbeat/{node}', status=202,
        min_version=versions.LOOKUP_HEARTBEAT, public=True)
 def heartbeat(req, node):
-    body = req.json_object(optional=True)
-    body = dict(body)
+    body = dict(req.json_object(optional=True))
+    body.pop('node_ident', None)
     for name in ('callback_url', 'agent_version'):
         if name not in body and name in req.params:
             body[name] = req.params[name]
@@ -106,8 +119,9 @@ def heartbeat(req, node):
         'agent_status', 'agent_status_message')}
     if fields['agent_version'] is not None and \
             not req.allows(versions.AGENT_VERSION):
-        raise exception.NotAcceptable(
-            reason='agent_version needs API version 1.36 or later')
+        raise exception.InvalidParameterValue(
+            err='Field "agent_version" not recognised (API 1.36 or '
+                'later)')
     _gate(req, fields, ('agent_verify_ca',), versions.AGENT_VERIFY_CA)
     _gate(req, fields, ('agent_status', 'agent_status_message'),
           versions.AGENT_STATUS)

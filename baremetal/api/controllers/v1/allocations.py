@@ -200,7 +200,11 @@ def _node_allocation(req, node) -> dict:
 @route('GET', '/v1/nodes/{node}/allocation',
        min_version=versions.ALLOCATIONS)
 def get_node_allocation(req, node):
-    alloc = _node_allocation(req, node)
+    try:
+        alloc = _node_allocation(req, node)
+    except exception.NodeNotFound as e:
+        # as Ironic: here an unknown node is the request's fault (400)
+        raise exception.InvalidParameterValue(err=e.message) from None
     return RES.render(req, [alloc], RES.visible(req.version))[0]
 
 

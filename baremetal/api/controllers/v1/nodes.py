@@ -103,6 +103,10 @@ def _filters(req) -> list:
             raise exception.NotAcceptable(
                 reason='filter %s needs API version 1.%d or later'
                 % (name, minv))
+    if p.get('fault') and p['fault'] not in states.FAULTS:
+        raise exception.InvalidParameterValue(
+            err='Unknown fault %r; the faults are: %s'
+            % (p['fault'], ', '.join(states.FAULTS)))
     if p.get('instance_uuid'):
         out.append(N.c.instance_uuid == p['instance_uuid'])
     if p.get('instance_name'):
@@ -375,8 +379,9 @@ def _check_update(req, obj, changes: dict, reset: bool) -> None:
                   (None if reset else getattr(node, k))
                   for k in _IFACE_FIELDS}
         checked = hardware.check_interfaces(driver, merged)
+        # a removed interface (null) goes back to the default too
         changes.update({k: v for k, v in checked.items()
-                        if v != getattr(node, k)})
+                        if k in changes or v != getattr(node, k)})
     if 'instance_uuid' in changes:
         new = changes['instance_uuid']
         if new is not None and node.instance_uuid and \

@@ -77,6 +77,7 @@ RES = resource.Resource(
     list_fields=('uuid', 'address'),
     field_versions=versions.PORT_FIELDS,
     not_found=exception.PortNotFound, not_found_key='port',
+    ident_label='port', ident_names=True,
     readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
                         'internal_info')),
     sort_keys=frozenset(('id', 'uuid', 'address', 'created_at',

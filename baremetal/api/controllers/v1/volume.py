@@ -1,6 +1,8 @@
 """/v1/volume (1.32): volume connectors and targets, also under
 /v1/nodes/{node}/volume."""
 
+import time
+
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
@@ -33,7 +35,8 @@ CONNECTORS = resource.Resource(
             'created_at', 'updated_at'),
     list_fields=('uuid', 'type', 'connector_id', 'node_uuid'),
     field_versions={}, not_found=exception.VolumeConnectorNotFound,
-    not_found_key='connector', derive=_derive, collection_key='connectors',
+    not_found_key='connector', ident_label='connector', derive=_derive,
+    collection_key='connectors',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
                          'created_at', 'updated_at')))
@@ -44,25 +47,41 @@ TARGETS = resource.Resource(
     list_fields=('uuid', 'volume_type', 'boot_index', 'volume_id',
                  'node_uuid'),
     field_versions={}, not_found=exception.VolumeTargetNotFound,
-    not_found_key='target', derive=_derive, collection_key='targets',
+    not_found_key='target', ident_label='target', derive=_derive,
+    collection_key='targets',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
                          'volume_id', 'created_at', 'updated_at')))
 
 
-def _node_may_change(node_id: int) -> None:
-    """Ironic: a node's volume info changes only while it is powered off
-    or not deployed."""
-    row = db.get_node(node_id, ('uuid', 'power_state', 'provision_state',
-                                'reservation'))
+# Ironic's: a node whose volume information may be deleted powered on
+_DELETE_POWERED_ON = frozenset((states.MANAGEABLE, states.ENROLL,
+                                states.ADOPTFAIL))
+_LOCK_WAIT = 3.0        # seconds: as Ironic's retries for a node's lock
+
+
+def _node_may_change(node_id: int, action: str | None) -> None:
+    """As Ironic: a node's volume information is updated only while it
+    is powered off, and deleted only while it is powered off or in
+    ``manageable``, ``enroll`` or ``adopt failed`` (400 otherwise);
+    a node busy with another task is waited for a little, then 409."""
+    deadline = time.monotonic() + _LOCK_WAIT
+    while True:
+        row = db.get_node(node_id, ('uuid', 'power_state',
+                                    'provision_state', 'reservation'))
+        if not row['reservation'] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     if row['reservation']:
         raise exception.NodeLocked(node=row['uuid'],
                                    host=row['reservation'])
-    if row['power_state'] != states.POWER_OFF and row['provision_state'] \
-            in (states.ACTIVE, states.DEPLOYING, states.DEPLOYWAIT):
-        raise exception.InvalidState(
-            reason='The volume information of node %s can only change '
-                   'while it is powered off or not deployed' % row['uuid'])
+    if action is None or row['power_state'] == states.POWER_OFF:
+        return
+    if action.endswith('deletion') and \
+            row['provision_state'] in _DELETE_POWERED_ON:
+        return
+    raise exception.InvalidStateRequested(
+        action=action, node=row['uuid'], state=row['power_state'])
 
 
 def _check(values: dict, kind: str) -> dict:
@@ -101,6 +120,7 @@ def _check(values: dict, kind: str) -> dict:
 def _register(res: resource.Resource, kind: str, required: tuple) -> None:
     base = '/v1/%s' % res.name
     minv = versions.VOLUME
+    noun = kind[:-1]                # 'connector', 'target'
 
     def filters(req):
         node = req.params.get('node')
@@ -135,7 +155,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
             raise exception.MissingParameterValue(
                 err='Missing mandatory field(s): %s' % ', '.join(missing))
         values = _check(body, kind)
-        _node_may_change(values['node_id'])
+        _node_may_change(values['node_id'], None)
         return res.created(req, db.create(res.table, values))
 
     @route('PATCH', base + '/{ident}', min_version=minv)
@@ -144,7 +164,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         row = res.get_row(req, ident)
         changes = res.patched(req, row, mandatory=required)
         if changes:
-            _node_may_change(row['node_id'])
+            _node_may_change(row['node_id'], 'volume %s update' % noun)
             db.update(res.table, row['id'], _check(changes, kind))
             row = res.get_row(req, row['uuid'])
         return res.render(req, [row], res.visible(req.version))[0]
@@ -152,8 +172,9 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
     @route('DELETE', base + '/{ident}', status=204, min_version=minv)
     def delete(req, ident):
         policy.authorize(req, 'baremetal:volume:delete')
+        res.check_ident(ident, names=False)
         row = res.get_row(req, ident)
-        _node_may_change(row['node_id'])
+        _node_may_change(row['node_id'], 'volume %s deletion' % noun)
         db.delete(res.table, row['id'])
 
 
