@@ -169,12 +169,21 @@ def _conn():
     return libvirt.open(LIBVIRT_URI)
 
 
+# OVMF without Secure Boot (Debian's ovmf): the pflash pair libvirt and
+# sushy-tools give a UEFI machine
+OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
+OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+
+
 class Machine:
     """One libvirt domain: a 4 GiB raw disk (the smallest the agent will
-    install on), one user-mode NIC, its serial console in a file."""
+    install on), one user-mode NIC, its serial console in a file.
+    ``firmware``: 'bios' (SeaBIOS) or 'uefi' (OVMF, its variables in a
+    copy of OVMF_VARS libvirt keeps per machine)."""
 
     def __init__(self, tmp, name: str = 'bm', memory_mib: int = 1536,
-                 boot_url: str | None = None) -> None:
+                 boot_url: str | None = None,
+                 firmware: str = 'bios') -> None:
         self.dir = os.path.join(str(tmp), name)
         os.makedirs(self.dir, exist_ok=True)
         self.name = 'baremetal-test-%s-%s' % (name, uuidlib.uuid4().hex[:8])
@@ -185,6 +194,7 @@ class Machine:
         self.agent_port = processes.free_port()
         self.memory_mib = memory_mib
         self.boot_url = boot_url
+        self.firmware = firmware
         self.pool_name = 'bm-test-%s' % uuidlib.uuid4().hex[:8]
         self.pool_dir = os.path.join(self.dir, 'pool')
         self._pool = None
@@ -211,7 +221,7 @@ class Machine:
   <uuid>{self.uuid}</uuid>
   <memory unit='MiB'>{self.memory_mib}</memory>
   <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <os><type arch='x86_64' machine='pc'>hvm</type>{self._loader()}</os>
   {cpu}
   <features><acpi/><apic/></features>
   <on_poweroff>destroy</on_poweroff>
@@ -239,6 +249,13 @@ class Machine:
     <qemu:arg value='{nic}'/>
   </qemu:commandline>
 </domain>"""
+
+    def _loader(self) -> str:
+        if self.firmware != 'uefi':
+            return ''
+        # as sushy-tools writes it when it switches a machine to UEFI
+        return ("<loader readonly='yes' secure='no' type='pflash'>%s"
+                "</loader><nvram template='%s'/>" % (OVMF_CODE, OVMF_VARS))
 
     def create(self, disk_gib: int = 4) -> 'Machine':
         with open(self.disk, 'wb') as f:
@@ -320,7 +337,8 @@ class Machine:
                 dom = conn.lookupByUUIDString(self.uuid)
                 if dom.isActive():
                     dom.destroy()
-                dom.undefine()
+                # and the machine's copy of the UEFI variables
+                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_NVRAM)
             if self._pool is not None:
                 with contextlib.suppress(libvirt.libvirtError):
                     self._pool.destroy()
@@ -358,8 +376,14 @@ class RedfishBMC:
                     'SUSHY_EMULATOR_STORAGE_POOL = %r\n'
                     'SUSHY_EMULATOR_STATE_DIR = %r\n'
                     'SUSHY_EMULATOR_VMEDIA_VERIFY_SSL = False\n'
+                    # UEFI: OVMF without Secure Boot (the emulator's
+                    # defaults name files Debian does not ship)
+                    'SUSHY_EMULATOR_BOOT_LOADER_MAP = %r\n'
+                    'SUSHY_EMULATOR_SECURE_BOOT_DISABLED_NVRAM = %r\n'
                     % (self.port, LIBVIRT_URI, self.machine.uuid,
-                       self.machine.pool_name, self.dir))
+                       self.machine.pool_name, self.dir,
+                       {'UEFI': {'x86_64': OVMF_CODE},
+                        'Legacy': {'x86_64': None}}, OVMF_VARS))
         log = open(self.log_file, 'ab')
         env = dict(os.environ, NO_PROXY='127.0.0.1,localhost',
                    no_proxy='127.0.0.1,localhost',

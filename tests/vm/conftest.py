@@ -114,12 +114,14 @@ def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
     return c
 
 
-def _bed(vm_host, request, bmc_class, boot_ipxe: bool):
+def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
+         firmware: str = 'bios'):
     tmp = bed.tmpdir()
     api_port, http_port = processes.free_port(), processes.free_port()
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
-                       if boot_ipxe else None)).create()
+                       if boot_ipxe else None),
+        firmware=firmware).create()
     bmc = bmc_class(tmp, machine).start()
     marker = request.node.get_closest_marker('server_conf')
     conf = server_conf(tmp, api_port, http_port, **{
@@ -150,6 +152,14 @@ def redfish_bed(vm_host, request):
     Options for the server: ``@pytest.mark.server_conf(**{'group.opt':
     value})``."""
     yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False)
+
+
+@pytest.fixture
+def uefi_redfish_bed(vm_host, request):
+    """As redfish_bed, the machine's firmware OVMF (UEFI, no Secure
+    Boot)."""
+    yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
+                    firmware='uefi')
 
 
 @pytest.fixture

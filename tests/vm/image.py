@@ -1,14 +1,18 @@
-"""A small bootable whole-disk image for deploy tests.
+"""Small bootable whole-disk images for deploy tests.
 
-An MBR disk with one FAT partition holding SYSLINUX, the agent ramdisk's
-Debian kernel and a tiny initramfs (busybox and the few kernel modules it
-needs). Booted, it prints ``MARKER``, finds the config drive the agent
-wrote (a partition labelled ``config-2``), prints ``CONFIGDRIVE-UUID:``
-and the ``uuid`` of its ``meta_data.json``, then powers off.
+``build``: an MBR disk with one FAT partition holding SYSLINUX (legacy
+BIOS), the agent ramdisk's Debian kernel and a tiny initramfs (busybox
+and the few kernel modules it needs).  ``build_uefi``: a GPT disk whose
+one partition is an EFI System Partition holding a GRUB EFI binary
+(``EFI/BOOT/BOOTX64.EFI``, the removable-media path UEFI firmware boots
+without a boot entry), the same kernel and initramfs.  Booted, either
+prints ``MARKER``, finds the config drive the agent wrote (a partition
+labelled ``config-2``), prints ``CONFIGDRIVE-UUID:`` and the ``uuid`` of
+its ``meta_data.json``, then powers off.
 
 Everything comes from Debian's packages on this machine (syslinux,
-mtools, dosfstools, busybox-static) and from the ramdisk that
-tools/build-ramdisk built.
+grub-efi-amd64-bin, mtools, dosfstools, busybox-static) and from the
+ramdisk that tools/build-ramdisk built.
 """
 
 import gzip
@@ -18,6 +22,8 @@ import os
 import shutil
 import struct
 import subprocess
+import uuid as uuidlib
+import zlib
 
 MARKER = 'BAREMETAL-TEST-IMAGE-BOOTED'
 MIB = 1024 * 1024
@@ -97,11 +103,8 @@ def _modules(initramfs: str, work: str) -> dict[str, bytes]:
     return found
 
 
-def build(kernel: str, initramfs: str, out: str) -> dict:
-    """Write the image to ``out``; returns its size and checksums."""
-    work = out + '.work'
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+def _initrd(initramfs: str, work: str) -> str:
+    """The test initramfs, written in ``work``: its path."""
     mods = _modules(initramfs, work)
     busybox = open(shutil.which('busybox') or '/bin/busybox', 'rb').read()
     init = (INIT % {'modules': ' '.join(MODULES),
@@ -115,6 +118,22 @@ def build(kernel: str, initramfs: str, out: str) -> dict:
     initrd = os.path.join(work, 'initrd.img')
     with open(initrd, 'wb') as f:
         f.write(gzip.compress(_cpio(entries), 6))
+    return initrd
+
+
+def _sums(out: str) -> dict:
+    data = open(out, 'rb').read()
+    return {'size': len(data),
+            'sha256': hashlib.sha256(data).hexdigest(),
+            'sha512': hashlib.sha512(data).hexdigest()}
+
+
+def build(kernel: str, initramfs: str, out: str) -> dict:
+    """Write the image to ``out``; returns its size and checksums."""
+    work = out + '.work'
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    initrd = _initrd(initramfs, work)
 
     # the FAT partition: SYSLINUX, kernel, initramfs
     part_mib = 48
@@ -150,7 +169,78 @@ def build(kernel: str, initramfs: str, out: str) -> dict:
             shutil.copyfileobj(p, f)
         f.truncate(MIB + part_mib * MIB + MIB)
     shutil.rmtree(work, ignore_errors=True)
-    data = open(out, 'rb').read()
-    return {'size': len(data),
-            'sha256': hashlib.sha256(data).hexdigest(),
-            'sha512': hashlib.sha512(data).hexdigest()}
+    return _sums(out)
+
+
+ESP_TYPE = 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B'
+GRUB_CFG = """\
+search --no-floppy --set=root --label TESTEFI
+linux ($root)/vmlinuz console=ttyS0,115200 quiet
+initrd ($root)/initrd.img
+boot
+"""
+
+
+def _gpt(size: int, start: int, sectors: int) -> tuple[bytes, bytes,
+                                                        bytes]:
+    """(protective MBR + primary header + entries, backup entries,
+    backup header) of a GPT disk of ``size`` bytes with one ESP."""
+    last = size // 512 - 1
+    entry = (uuidlib.UUID(ESP_TYPE).bytes_le + uuidlib.uuid4().bytes_le +
+             struct.pack('<QQQ', start, start + sectors - 1, 0) +
+             'EFI System'.encode('utf-16-le').ljust(72, b'\0'))
+    entries = entry.ljust(128 * 128, b'\0')
+    disk_guid = uuidlib.uuid4().bytes_le
+
+    def header(mine, other, table):
+        h = struct.pack('<8sIIIIQQQQ16sQIII', b'EFI PART', 0x10000, 92,
+                        0, 0, mine, other, 34, last - 33, disk_guid,
+                        table, 128, 128, zlib.crc32(entries))
+        h = h[:16] + struct.pack('<I', zlib.crc32(h)) + h[20:]
+        return h.ljust(512, b'\0')
+
+    mbr = (b'\0' * 446 + struct.pack('<B3sB3sII', 0, b'\0\x02\0', 0xee,
+                                     b'\xff\xff\xff', 1,
+                                     min(last, 0xffffffff)) +
+           b'\0' * 48 + b'\x55\xaa')
+    return (mbr + header(1, last, 2) + entries, entries,
+            header(last, 1, last - 32))
+
+
+def build_uefi(kernel: str, initramfs: str, out: str) -> dict:
+    """Write the UEFI image to ``out``; returns its size and checksums."""
+    work = out + '.work'
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    initrd = _initrd(initramfs, work)
+    cfg = os.path.join(work, 'grub.cfg')
+    with open(cfg, 'w') as f:
+        f.write(GRUB_CFG)
+    efi = os.path.join(work, 'BOOTX64.EFI')
+    subprocess.run(['grub-mkstandalone', '-O', 'x86_64-efi', '-o', efi,
+                    '--modules=linux normal search search_label fat '
+                    'part_gpt', '--locales=', '--fonts=', '--themes=',
+                    'boot/grub/grub.cfg=%s' % cfg], check=True)
+    part_mib = 48
+    part = os.path.join(work, 'part.img')
+    subprocess.run(['mkfs.vfat', '-C', '-n', 'TESTEFI', part,
+                    str(part_mib * 1024)], check=True,
+                   stdout=subprocess.DEVNULL)
+    env = dict(os.environ, MTOOLS_SKIP_CHECK='1')
+    subprocess.run(['mmd', '-i', part, '::/EFI', '::/EFI/BOOT'],
+                   check=True, env=env)
+    for src, name in ((efi, 'EFI/BOOT/BOOTX64.EFI'), (kernel, 'vmlinuz'),
+                      (initrd, 'initrd.img')):
+        subprocess.run(['mcopy', '-i', part, src, '::/' + name],
+                       check=True, env=env)
+    size = MIB + part_mib * MIB + MIB
+    head, entries, backup = _gpt(size, MIB // 512, part_mib * MIB // 512)
+    with open(out, 'wb') as f:
+        f.write(head)
+        f.seek(MIB)
+        with open(part, 'rb') as p:
+            shutil.copyfileobj(p, f)
+        f.seek(size - 33 * 512)
+        f.write(entries + backup)
+    shutil.rmtree(work, ignore_errors=True)
+    return _sums(out)

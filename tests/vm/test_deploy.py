@@ -25,13 +25,12 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _serve_image(b):
-    """The test image served over HTTP on loopback (the VM reaches it as
-    10.0.2.2)."""
+def _serve_image(b, build=image.build):
+    """The test image (``build``: image.build or image.build_uefi)
+    served over HTTP on loopback (the VM reaches it as 10.0.2.2)."""
     root = os.path.join(b.machine.dir, 'images')
     os.makedirs(root)
-    sums = image.build(b.kernel, b.initramfs,
-                       os.path.join(root, 'disk.raw'))
+    sums = build(b.kernel, b.initramfs, os.path.join(root, 'disk.raw'))
     srv = http.server.ThreadingHTTPServer(
         ('127.0.0.1', 0), functools.partial(_Quiet, directory=root))
     t = threading.Thread(target=srv.serve_forever, daemon=True)
