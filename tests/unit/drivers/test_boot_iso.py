@@ -188,3 +188,58 @@ def test_operator_image_must_be_an_allowed_existing_file(
     assert efi_image.check(task, required=True) is True
     # fetched into the image cache: a copy or link of that file
     assert open(efi_image.get(task), 'rb').read() == b'ESP!'
+
+
+@pytest.fixture
+def redfish_api(tmp_path):
+    from tests import harness
+    h = harness.Harness(tmp_path, overrides={
+        'enabled_hardware_types': ['redfish'],
+        'enabled_power_interfaces': ['redfish'],
+        'enabled_management_interfaces': ['redfish'],
+        'enabled_boot_interfaces': ['redfish-virtual-media'],
+        'enabled_deploy_interfaces': ['direct'],
+        'enabled_bios_interfaces': ['no-bios'],
+        'enabled_inspect_interfaces': ['no-inspect'],
+        'enabled_raid_interfaces': ['no-raid'],
+        'isolinux_bin': ISOLINUX[0], 'ldlinux_c32': ISOLINUX[1]})
+    yield h
+    h.close()
+
+
+@needs_isolinux
+def test_validate_of_a_uefi_node_names_the_packages_and_options(
+        redfish_api, tmp_path, monkeypatch):
+    for name in ('kernel', 'initrd', 'esp.img'):
+        (tmp_path / name).write_bytes(b'x')
+    monkeypatch.setattr(efi_image, 'missing_tools',
+                        lambda: ['grub-mkstandalone (grub-efi-amd64-bin)'])
+    n = redfish_api.create_node(
+        driver='redfish', properties={'capabilities': 'boot_mode:uefi'},
+        driver_info={'redfish_address': 'http://127.0.0.1:1',
+                     'redfish_system_id': '/redfish/v1/Systems/1',
+                     'deploy_kernel': str(tmp_path / 'kernel'),
+                     'deploy_ramdisk': str(tmp_path / 'initrd')})
+    path = '/v1/nodes/%s/validate' % n['uuid']
+    _, v, _ = redfish_api.request('GET', path)
+    assert v['boot']['result'] is False
+    for words in ('grub-efi-amd64-bin', 'driver_info bootloader',
+                  '[conductor]bootloader'):
+        assert words in v['boot']['reason'], v['boot']
+    # the operator's image: a file inside the allowed paths
+    status, body, _ = redfish_api.request(
+        'PATCH', '/v1/nodes/%s' % n['uuid'],
+        [{'op': 'add', 'path': '/driver_info/bootloader',
+          'value': str(tmp_path / 'esp.img')}])
+    assert status == 200, body
+    _, v, _ = redfish_api.request('GET', path)
+    assert v['boot']['result'] is True, v['boot']
+    # a BIOS node needs neither
+    status, body, _ = redfish_api.request(
+        'PATCH', '/v1/nodes/%s' % n['uuid'],
+        [{'op': 'remove', 'path': '/driver_info/bootloader'},
+         {'op': 'replace', 'path': '/properties/capabilities',
+          'value': 'boot_mode:bios'}])
+    assert status == 200, body
+    _, v, _ = redfish_api.request('GET', path)
+    assert v['boot']['result'] is True, v['boot']
