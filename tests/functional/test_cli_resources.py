@@ -66,6 +66,9 @@ def test_chassis_ports_portgroups_volume(bm):
               '--long', '-f', 'json')[0]['uuid'] == vc['uuid']
     assert bm('volume', 'target', 'list', '--node', node['uuid'], '-f',
               'json')[0]['uuid'] == vt['uuid']
+    # as in Ironic, a node's volume information changes only while it is
+    # powered off (a node never powered has no power state yet)
+    bm('node', 'power', 'off', node['uuid'])
     bm('volume', 'connector', 'set', vc['uuid'], '--extra', 'x=1')
     bm('volume', 'target', 'set', vt['uuid'], '--property', 'lun=0')
     assert bm('volume', 'target', 'show', vt['uuid'], '-f', 'json')[
