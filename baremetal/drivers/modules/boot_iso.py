@@ -99,6 +99,12 @@ def _add_uefi(iso, params: str, esp: str) -> None:
                                    ext.upper())
         iso.add_fp(io.BytesIO(cfg), len(cfg), iso_path, rr_name=name,
                    joliet_path=rr_path)
+    # what Debian's signed GRUB (grub-efi-amd64-signed) searches for to
+    # find the ISO, before reading its /boot/grub/grub.cfg
+    iso.add_directory('/DISK', rr_name='.disk', joliet_path='/.disk')
+    info = b'baremetal boot ISO\n'
+    iso.add_fp(io.BytesIO(info), len(info), '/DISK/INFO.;1',
+               rr_name='info', joliet_path='/.disk/info')
     iso.add_file(esp, '/EFIBOOT.IMG;1', rr_name='efiboot.img',
                  joliet_path='/efiboot.img')
     iso.add_eltorito('/EFIBOOT.IMG;1', '/ISOLINUX/BOOT.CAT;1',

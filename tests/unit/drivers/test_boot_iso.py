@@ -124,6 +124,9 @@ def test_with_an_esp_both_firmwares_boot_the_same_command_line(
                 'foo=\\"a b\\" x=\\$y\\;z\n') in menu
         assert 'initrd /initrd\n' in menu
         assert _read(iso, '/vmlinuz') == b'kernel' * 100
+        # what Debian's signed GRUB searches for before its
+        # /boot/grub/grub.cfg
+        assert _read(iso, '/.disk/info')
         assert PARAMS in _read(iso, '/isolinux/isolinux.cfg').decode()
     finally:
         iso.close()
