@@ -342,22 +342,23 @@ def parse(headers) -> int:
                 break
     if value is None:
         value = headers.get('X-OpenStack-Ironic-API-Version')
-    if value is None:
+    if value is None or not value.strip():
+        # as Ironic: an empty header asks for nothing in particular
         return MIN
     if value.strip().lower() == 'latest':
         return MAX
     m = _HEADER_RE.match(value)
     if not m:
         raise exception.NotAcceptable(
-            reason='Invalid value for X-OpenStack-Ironic-API-Version '
-                   'header: %r; expected "1.N" or "latest" with N in '
-                   '[%s, %s]' % (value, MIN_STRING, MAX_STRING))
+            'Invalid value for X-OpenStack-Ironic-API-Version header: %r; '
+            'expected "1.N" or "latest" with N in [%s, %s]'
+            % (value, MIN_STRING, MAX_STRING))
     major, minor = int(m.group(1)), int(m.group(2))
     if major != BASE or minor < MIN or minor > MAX:
         raise exception.NotAcceptable(
-            reason='Version %s was requested but the minor version is not '
-                   'supported by this service. The supported version '
-                   'range is: [%s, %s].' % (value, MIN_STRING, MAX_STRING))
+            'Version %s was requested but the minor version is not '
+            'supported by this service. The supported version range is: '
+            '[%s, %s].' % (value, MIN_STRING, MAX_STRING))
     return minor
 
 

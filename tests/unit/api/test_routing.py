@@ -115,3 +115,28 @@ def test_states_with_the_node_after_them(api):
                                  % n['uuid'], {'enabled': False},
                                  version='1.1')
     assert status == 202, out
+
+
+# ------------------------------------------------------ the version header
+def test_an_empty_version_header_asks_for_the_minimum(api):
+    status, out, headers = api.request(
+        'GET', '/v1/nodes', headers={'X-OpenStack-Ironic-API-Version': ''})
+    assert status == 200, out
+    assert headers['X-OpenStack-Ironic-API-Version'] == '1.1'
+
+
+@pytest.mark.parametrize('value,start', [
+    ('one.two', 'Invalid value for X-OpenStack-Ironic-API-Version header'),
+    ('1.5a', 'Invalid value for X-OpenStack-Ironic-API-Version header'),
+    ('1.999', 'Version 1.999 was requested but the minor version is not '
+              'supported'),
+])
+def test_a_bad_version_header_is_406_in_ironic_words(api, value, start):
+    status, out, headers = api.request('GET', '/v1/nodes', version=value)
+    assert status == 406, out
+    form, message = _error(out)
+    assert form == 'plain' and message.startswith(start), message
+    # a deliberate difference (differences.rst, version-garbage): the
+    # range is always given
+    assert headers['X-OpenStack-Ironic-API-Maximum-Version'] == \
+        versions.MAX_STRING
