@@ -82,7 +82,16 @@ def match(method: str, path: str, version: int = versions.MAX
     if too_old is not None and (too_old.method == method or not allowed):
         # the method's route is of another version, or the whole
         # resource is: Ironic's answer for it
-        raise TooOld(too_old, versions.too_old(too_old.template, method))
+        gate = versions.too_old(too_old.template, method)
+        if too_old.method != method and not gate.plain:
+            # Ironic's controllers that answer in the fault envelope
+            # refuse a method none of their paths serves before looking
+            # at the version
+            served = {r.method for r in _ROUTES if versions.same_resource(
+                too_old.template, r.template)}
+            if method not in served:
+                raise MethodNotAllowed(list(served))
+        raise TooOld(too_old, gate)
     if allowed:
         raise MethodNotAllowed(allowed)
     raise HTTPError(404)

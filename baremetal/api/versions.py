@@ -311,19 +311,33 @@ TOO_OLD: dict[str, dict[str, Gate]] = {
 }
 
 
+def _gate_prefix(template: str, method: str | None = None) -> str | None:
+    """The longest TOO_OLD prefix of ``template`` with an answer for
+    ``method`` (no method: with an answer for every method, the whole
+    resource's prefix)."""
+    best = None
+    for prefix, by_method in TOO_OLD.items():
+        if (template == prefix or template.startswith(prefix + '/')) and (
+                best is None or len(prefix) > len(best)) and (
+                method in by_method or '*' in by_method):
+            best = prefix
+    return best
+
+
 def too_old(template: str, method: str) -> Gate:
     """How to answer ``method`` on ``template`` below its version."""
-    best = None
-    for prefix in TOO_OLD:
-        if (template == prefix or template.startswith(prefix + '/')) and (
-                best is None or len(prefix) > len(best)):
-            by_method = TOO_OLD[prefix]
-            if method in by_method or '*' in by_method:
-                best = prefix
+    best = _gate_prefix(template, method)
     if best is None:
         return _NOT_FOUND
     by_method = TOO_OLD[best]
     return by_method.get(method) or by_method['*']
+
+
+def same_resource(template: str, other: str) -> bool:
+    """Whether two route templates fall under the same TOO_OLD entry
+    (one Ironic controller)."""
+    mine = _gate_prefix(template)
+    return mine is not None and _gate_prefix(other) == mine
 
 
 _HEADER_RE = re.compile(r'^\s*(\d+)\.(\d+)\s*$')

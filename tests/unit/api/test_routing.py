@@ -82,6 +82,25 @@ def test_below_the_version_ironic_answers(api, method, path, version,
         form == 'fault')
 
 
+@pytest.mark.parametrize('method,path,version,allow', [
+    ('PUT', '/v1/allocations', '1.51', 'DELETE, GET, PATCH, POST'),
+    ('GET', '/v1/heartbeat/%s' % U, '1.21', 'POST'),
+    ('DELETE', '/v1/conductors', '1.48', 'GET'),
+    ('PUT', '/v1/portgroups/%s' % U, '1.22', 'DELETE, GET, PATCH, POST'),
+])
+def test_a_method_never_served_is_405_first(api, method, path, version,
+                                           allow):
+    """As Ironic's controllers that check the version themselves: a
+    method none of the resource's paths serves is refused before the
+    version is looked at (a plain 405 with Allow: the resource's
+    methods)."""
+    body = {} if method in ('POST', 'PUT') else None
+    status, out, headers = api.request(method, path, body, version=version)
+    assert status == 405, out
+    assert _error(out) == ('plain', '')
+    assert headers['Allow'] == allow
+
+
 def test_at_the_version_the_resource_answers(api):
     n = api.create_node()
     assert api.request('PUT', '/v1/nodes/%s/vmedia' % n['uuid'], {},
