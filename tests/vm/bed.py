@@ -173,6 +173,9 @@ def _conn():
 # sushy-tools give a UEFI machine
 OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
 OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+# QEMU's own SeaBIOS: sushy-tools names it for the Legacy boot mode (a
+# 'rom' loader without a path is refused by libvirt)
+SEABIOS = '/usr/share/seabios/bios-256k.bin'
 
 
 class Machine:
@@ -377,13 +380,14 @@ class RedfishBMC:
                     'SUSHY_EMULATOR_STATE_DIR = %r\n'
                     'SUSHY_EMULATOR_VMEDIA_VERIFY_SSL = False\n'
                     # UEFI: OVMF without Secure Boot (the emulator's
-                    # defaults name files Debian does not ship)
+                    # default needs a q35 machine with SMM); Legacy:
+                    # SeaBIOS
                     'SUSHY_EMULATOR_BOOT_LOADER_MAP = %r\n'
                     'SUSHY_EMULATOR_SECURE_BOOT_DISABLED_NVRAM = %r\n'
                     % (self.port, LIBVIRT_URI, self.machine.uuid,
                        self.machine.pool_name, self.dir,
                        {'UEFI': {'x86_64': OVMF_CODE},
-                        'Legacy': {'x86_64': None}}, OVMF_VARS))
+                        'Legacy': {'x86_64': SEABIOS}}, OVMF_VARS))
         log = open(self.log_file, 'ab')
         env = dict(os.environ, NO_PROXY='127.0.0.1,localhost',
                    no_proxy='127.0.0.1,localhost',

@@ -93,7 +93,10 @@ def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
                 'http_url': 'http://10.0.2.2:%d' % http_port,
                 'external_http_url': 'http://127.0.0.1:%d' % http_port,
                 # the metadata eraser only: shredding 4 GiB takes minutes
-                'erase_devices_priority': 0},
+                'erase_devices_priority': 0,
+                # the machines are SeaBIOS ones unless the test asks for
+                # OVMF (uefi_redfish_bed) and its node for boot_mode:uefi
+                'default_boot_mode': 'bios'},
         redfish={'connection_attempts': 2, 'connection_retry_interval': 1,
                  'connection_timeout': 30, 'power_poll_interval': 0},
         agent={'command_poll_max_interval': 1})

@@ -237,11 +237,20 @@ def test_validate_of_a_uefi_node_names_the_packages_and_options(
     assert status == 200, body
     _, v, _ = redfish_api.request('GET', path)
     assert v['boot']['result'] is True, v['boot']
-    # a BIOS node needs neither
+    # nor does a node that asks for no mode: [deploy]default_boot_mode,
+    # uefi by default, applies
     status, body, _ = redfish_api.request(
         'PATCH', '/v1/nodes/%s' % n['uuid'],
         [{'op': 'remove', 'path': '/driver_info/bootloader'},
-         {'op': 'replace', 'path': '/properties/capabilities',
+         {'op': 'remove', 'path': '/properties/capabilities'}])
+    assert status == 200, body
+    _, v, _ = redfish_api.request('GET', path)
+    assert v['boot']['result'] is False
+    assert 'grub-efi-amd64-bin' in v['boot']['reason']
+    # a BIOS node needs neither
+    status, body, _ = redfish_api.request(
+        'PATCH', '/v1/nodes/%s' % n['uuid'],
+        [{'op': 'add', 'path': '/properties/capabilities',
           'value': 'boot_mode:bios'}])
     assert status == 200, body
     _, v, _ = redfish_api.request('GET', path)

@@ -4,8 +4,8 @@ the BMC inserts as a virtual CD.
 The ISO holds ``deploy_kernel`` and ``deploy_ramdisk`` (driver_info, else
 ``[conductor]deploy_kernel``/``deploy_ramdisk``), bootable by legacy
 BIOS (isolinux) and by UEFI (an EFI System Partition image, efi_image.py:
-required when the node asks for ``uefi``, added whenever one can be
-had), with the kernel
+required when the node boots in ``uefi`` mode, its own or
+``[deploy]default_boot_mode``; added whenever one can be had), with the kernel
 parameters the agent needs (``ipa-api-url``, ``boot_method=vmedia``,
 ``ipa-agent-token``) and ``kernel_append_params`` (driver_info, else
 ``[redfish]``).  The agent token of the boot is generated here and
@@ -29,12 +29,12 @@ from oslo_log import log
 from baremetal.common import agent_tokens
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_iso
+from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import efi_image
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.redfish import client
-from baremetal.drivers.modules.redfish import management
 from baremetal.drivers.modules.redfish import vmedia
 
 LOG = log.getLogger(__name__)
@@ -51,7 +51,7 @@ def instance_iso_name(node) -> str:
 
 
 def _uefi(task) -> bool:
-    return management.requested_boot_mode(task.node) == 'uefi'
+    return boot_modes.for_task(task) == boot_modes.UEFI
 
 
 def _esp(task) -> str | None:
