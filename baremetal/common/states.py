@@ -83,6 +83,10 @@ HEALTH_WARNING = 'Warning'
 HEALTH_CRITICAL = 'Critical'
 HEALTH_STATES = (HEALTH_OK, HEALTH_WARNING, HEALTH_CRITICAL)
 
+# where a node's driver and interfaces may change without maintenance
+DRIVER_CHANGE_STATES = (ENROLL, MANAGEABLE, INSPECTING, INSPECTWAIT,
+                        AVAILABLE)
+
 # A node's fault (API 1.42): why it was put in maintenance on its own
 FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
           'service failure')

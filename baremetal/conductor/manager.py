@@ -36,6 +36,12 @@ LOG = log.getLogger(__name__)
 RPC_API_VERSION = '1.0'
 
 
+# the verbs that run a node's deploy interface: its deploy steps, its
+# tear-down, or a cleaning (the deploy interface erases the disks)
+_DEPLOY_INTERFACE_VERBS = frozenset(('active', 'rebuild', 'deleted',
+                                     'provide', 'clean'))
+
+
 def _check_protected(node, verb: str) -> None:
     if node.protected and verb in ('deleted', 'rebuild'):
         raise exception.NodeProtected(node=node.uuid)
@@ -93,6 +99,11 @@ class ConductorManager:
                 raise exception.InvalidStateRequested(
                     action=action, node=node.uuid,
                     state=node.provision_state)
+            if action in _DEPLOY_INTERFACE_VERBS:
+                # 400 now, node untouched, rather than a failure in the
+                # worker (provide and clean reach the deploy interface
+                # only there)
+                task.driver.deploy.check_node(task)
             handler(task, **params)
 
     def _verb_manage(self, task) -> None:

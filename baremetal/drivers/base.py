@@ -332,6 +332,12 @@ class ManagementInterface(BaseInterface):
 class DeployInterface(BaseInterface):
     interface_type = 'deploy'
 
+    def check_node(self, task) -> None:
+        """Raise InvalidParameterValue when this interface may never run
+        on this node (from the node's own fields: no BMC, no files).  The
+        conductor asks before a provisioning verb that runs the deploy
+        interface changes anything, so the request answers 400."""
+
     @abc.abstractmethod
     def deploy(self, task) -> str | None:
         """Main deploy step; implementations decorate it with

@@ -236,7 +236,7 @@ class FakeDeploy(FakeBase, base.DeployInterface):
 
     hardware_types = frozenset(('fake-hardware',))
 
-    def _check_hardware(self, task) -> None:
+    def check_node(self, task) -> None:
         node = task.node
         if node.driver in self.hardware_types:
             return
@@ -244,12 +244,15 @@ class FakeDeploy(FakeBase, base.DeployInterface):
             err='Node %s has driver %s: the %s deploy interface writes no '
                 'image and erases no disk, so it runs only on nodes of '
                 'driver %s. Set the node\'s deploy_interface to direct '
-                'or ramdisk.'
+                'or ramdisk%s.'
             % (node.uuid, node.driver, node.deploy_interface or 'fake',
-               ', '.join(sorted(self.hardware_types))))
+               ', '.join(sorted(self.hardware_types)),
+               '' if node.provision_state in states.DRIVER_CHANGE_STATES
+               else ' (in maintenance mode: the node is %s)'
+               % node.provision_state))
 
     def _execute(self, kind, task, step):
-        self._check_hardware(task)
+        self.check_node(task)
         return super()._execute(kind, task, step)
 
     def get_clean_steps(self, task):
@@ -278,7 +281,7 @@ class FakeDeploy(FakeBase, base.DeployInterface):
         task.node.power_state = states.POWER_ON
 
     def tear_down(self, task):
-        self._check_hardware(task)
+        self.check_node(task)
         task.node.power_state = states.POWER_OFF
         return states.DELETED
 
@@ -294,7 +297,7 @@ class FakeDeploy(FakeBase, base.DeployInterface):
         # writing and erasing nothing on a real machine is a lie: the
         # conductor would record a deployment or a cleaning that never
         # happened
-        self._check_hardware(task)
+        self.check_node(task)
 
     def heartbeat(self, task, callback_url, agent_version):
         # resume only this interface's own step, steered to wait

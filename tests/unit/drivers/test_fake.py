@@ -6,6 +6,8 @@ and by the conductor itself when the API is bypassed."""
 
 import pytest
 
+from baremetal.common import exception
+
 from baremetal.api import auth
 from baremetal.db import api as db
 from tests import harness
@@ -111,21 +113,25 @@ def test_a_refused_node_is_fixed_by_switching_its_interfaces(api, driver):
     api.provision(n['uuid'], 'provide')
 
 
-@pytest.mark.parametrize('verb,state,params,failed', [
-    ('provide', 'manageable', {}, 'clean failed'),
+@pytest.mark.parametrize('verb,state,params', [
+    ('provide', 'manageable', {}),
     ('clean', 'manageable', {'clean_steps': [
         {'interface': 'deploy', 'step': 'erase_devices'}],
-        'disable_ramdisk': True}, 'clean failed'),
-    ('deleted', 'active', {}, 'error'),
+        'disable_ramdisk': True}),
+    ('deleted', 'active', {}),
 ])
 def test_the_conductor_refuses_it_when_the_api_is_bypassed(
-        api, verb, state, params, failed):
-    # (fake power: the refusal is the first thing that fails)
+        api, verb, state, params):
+    # the conductor itself refuses before anything changes: a caller of
+    # its RPC API gets the same refusal as the REST API's 400
     n = _legacy(api, 'manual-management', state)
-    api.rpc.do_provisioning_action(auth.admin_context(),
-                                   db.get_node(n['uuid']), verb, params)
-    got = api.wait_for(n['uuid'], failed)
-    assert 'writes no image and erases no disk' in got['last_error']
+    with pytest.raises(exception.InvalidParameterValue) as e:
+        api.rpc.do_provisioning_action(auth.admin_context(),
+                                       db.get_node(n['uuid']), verb, params)
+    assert 'writes no image and erases no disk' in str(e.value)
+    got = api.node(n['uuid'])
+    assert (got['provision_state'], got['last_error'],
+            got['reservation']) == (state, None, None)
 
 
 def test_fake_hardware_still_runs_the_fake_deploy(api):

@@ -128,7 +128,6 @@ def set_provision_state(req, node):
     # only what the checks, the policy and the routing need
     row = nodes.get_row(req, node, _PROVISION_COLUMNS)
     _check_node(req, verb, row)
-    _check_fake_deploy(verb, row)
     if 'runbook' in body:
         _runbook_steps(req, verb, body['runbook'], row, params)
     if verb == 'provide':
@@ -219,33 +218,6 @@ def _check_node(req, verb: str, row: dict) -> None:
         raise exception.NodeProtected(node=row['uuid'])
 
 
-# the verbs that run a node's deploy interface: its deploy steps, its
-# tear-down, or a cleaning (the deploy interface erases the disks)
-_DEPLOY_INTERFACE_VERBS = frozenset(('active', 'rebuild', 'deleted',
-                                     'provide', 'clean'))
-
-
-def _check_fake_deploy(verb: str, row: dict) -> None:
-    """The fake deploy writes no image and erases no disk: it runs only
-    on fake-hardware nodes.  The conductor's FakeDeploy refuses it on
-    any other node too, but provide and clean reach it only once the
-    node is cleaning; checked here, they answer 400 and leave the node
-    as it is."""
-    if verb not in _DEPLOY_INTERFACE_VERBS or \
-            row['deploy_interface'] != 'fake' or \
-            row['driver'] == 'fake-hardware':
-        return
-    state = row['provision_state']
-    raise exception.InvalidParameterValue(
-        err='Node %s has driver %s: the fake deploy interface writes no '
-            'image and erases no disk, so it runs only on nodes of driver '
-            'fake-hardware. Set the node\'s deploy_interface to direct or '
-            'ramdisk%s.'
-        % (row['uuid'], row['driver'],
-           '' if state in nodes.DRIVER_CHANGE_STATES else
-           ' (in maintenance mode: the node is %s)' % state))
-
-
 def _runbook_steps(req, verb: str, runbook: str, row: dict,
                    params: dict) -> None:
     """The steps (and disable_ramdisk) of the runbook the request names,
@@ -273,7 +245,7 @@ def _no_ramdisk_version(verb: str) -> int:
 
 _PROVISION_COLUMNS = ('id', 'uuid', 'name', 'driver', 'conductor_group',
                       'provision_state', 'protected', 'owner', 'lessee',
-                      'retired', 'retired_reason', 'deploy_interface')
+                      'retired', 'retired_reason')
 
 
 @route('PUT', '/v1/nodes/{node}/states/power', status=202)

@@ -354,9 +354,7 @@ def _name_from_display_name(obj, changes: dict) -> None:
 
 
 _IFACE_FIELDS = {'%s_interface' % i for i in hardware.INTERFACE_TYPES}
-DRIVER_CHANGE_STATES = (states.ENROLL, states.MANAGEABLE,
-                        states.INSPECTING, states.INSPECTWAIT,
-                        states.AVAILABLE)
+DRIVER_CHANGE_STATES = states.DRIVER_CHANGE_STATES
 
 
 def _check_update(req, obj, changes: dict, reset: bool) -> None:
