@@ -43,11 +43,29 @@ def unrescue(task) -> None:
 
 
 def adopt(task) -> None:
-    def call(t):
-        t.driver.power.validate(t)
-        t.driver.deploy.validate(t)
-        t.driver.deploy.take_over(t)
-    _one_call(task, call, 'Adoption')
+    """manageable or adopt failed -> adopting -> active, for a machine
+    already running what instance_info describes, without touching it:
+    nothing is powered, booted or written.  As in Ironic, only an
+    instance that boots through the boot interface (the ramdisk deploy)
+    has its boot interface validated; power was proven when the node
+    became manageable.  A failure leaves the node in ``adopt failed``
+    with the reason, its power state unknown, ready for another adopt
+    once fixed."""
+    node = task.node
+    try:
+        if task.driver.deploy.instance_boots_via_boot_interface:
+            task.driver.boot.validate(task)
+        task.driver.deploy.take_over(task)
+    except Exception as e:
+        node.last_error = ('Error while attempting to adopt node %s: %s.'
+                           % (node.uuid, e))
+        LOG.error(node.last_error)
+        node.power_state = None
+        task.process_event('fail')
+        return
+    LOG.info('Adopted node %s', node.uuid)
+    node.last_error = None
+    task.process_event('done')
 
 
 def verify(task) -> None:

@@ -331,6 +331,10 @@ class ManagementInterface(BaseInterface):
 
 class DeployInterface(BaseInterface):
     interface_type = 'deploy'
+    # True where the deployed instance boots through the boot interface
+    # (a ramdisk or live ISO) rather than from the node's own disk:
+    # adopting such a node validates the boot interface
+    instance_boots_via_boot_interface = False
 
     def check_node(self, task) -> None:
         """Raise InvalidParameterValue when this interface may never run

@@ -348,6 +348,7 @@ class RamdiskDeploy(AgentBase):
     agent heartbeats; nothing is written to disk."""
 
     name = 'ramdisk'
+    instance_boots_via_boot_interface = True
 
     def validate(self, task):
         super().validate(task)
