@@ -318,6 +318,7 @@ class FakeBoot(FakeBase, base.BootInterface):
     # "boots" an agent ramdisk: whatever agent then looks the node up
     # and heartbeats (a test's stand-in) drives an agent deploy interface
     boots_agent = True
+    boots_iso = True
 
 
 class FakeConsole(FakeBase, base.ConsoleInterface):

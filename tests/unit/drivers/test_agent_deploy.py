@@ -266,6 +266,46 @@ def test_ramdisk_deploy_is_active_once_the_agent_heartbeats(api, agent):
     assert node['power_state'] == 'power on'
 
 
+def _available(api, agent, **fields):
+    uuid = _agent_node(api, **fields)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    return uuid
+
+
+def test_live_iso_deploy_is_active_without_an_agent(api, agent):
+    """A live ISO runs no agent: active once booted, no heartbeat."""
+    uuid = _available(api, agent)
+    api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info/boot_iso',
+         'value': 'http://127.0.0.1:9/live.iso'}])
+    api.provision(uuid, 'active')
+    node = api.wait_for(uuid, 'active')
+    assert node['power_state'] == 'power on'
+    assert 'agent_secret_token' not in node['driver_internal_info']
+
+
+def test_live_iso_refused_at_validate_by_ipxe(api, agent):
+    uuid = _available(api, agent)
+    status, body, _ = api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'replace', 'path': '/boot_interface', 'value': 'ipxe'}])
+    assert status == 200, body
+    api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info/boot_iso',
+         'value': 'http://127.0.0.1:9/live.iso'}])
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'active'})
+    assert status == 400, body
+    assert 'cannot boot instance_info boot_iso' in \
+        harness.error_message(body)
+    assert api.node(uuid)['provision_state'] == 'available'
+    _, v, _ = api.request('GET', '/v1/nodes/%s/validate' % uuid)
+    assert v['deploy']['result'] is False
+    assert 'boot_iso' in v['deploy']['reason']
+
+
 @pytest.mark.parametrize('field', ['kernel', 'boot_iso'])
 def test_ramdisk_deploy_refuses_an_instance_file_outside_allowed_paths(
         api, agent, field):

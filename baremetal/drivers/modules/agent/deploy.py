@@ -102,6 +102,17 @@ def boot_agent(task, ramdisk_params: dict | None = None) -> None:
     LOG.info('Node %s: booting the agent ramdisk', node.uuid)
 
 
+def boot_live_iso(task, url: str) -> None:
+    """Power off, insert the ISO as the node's persistent boot device,
+    power on.  No agent token: nothing will look up."""
+    node = task.node
+    agent_tokens.wipe(node)
+    power_off(task)
+    task.driver.boot.prepare_ramdisk(task, {'boot_iso': url})
+    power_on(task)
+    LOG.info('Node %s: booting its live ISO', node.uuid)
+
+
 def shut_down_agent(task) -> None:
     """Power off, eject the ramdisk, forget the agent."""
     node = task.node
@@ -351,11 +362,21 @@ class RamdiskDeploy(AgentBase):
     instance_boots_via_boot_interface = True
 
     def validate(self, task):
-        super().validate(task)
         node = task.node
-        if node.provision_state in _NOT_DEPLOYING:
-            return
+        deploying = node.provision_state not in _NOT_DEPLOYING
         ii = node.instance_info or {}
+        if deploying and ii.get('boot_iso') and \
+                not getattr(task.driver.boot, 'boots_iso', False):
+            # first: whatever else is missing, this boot interface
+            # would never boot the ISO
+            raise exception.InvalidParameterValue(
+                'Node %s: the %s boot interface cannot boot '
+                'instance_info boot_iso (a live ISO); use a boot '
+                'interface that boots ISOs (redfish-virtual-media)'
+                % (node.uuid, node.boot_interface or 'default'))
+        super().validate(task)
+        if not deploying:
+            return
         for name in ('kernel', 'ramdisk', 'boot_iso'):
             source = ii.get(name)
             if image_cache.is_local(source):
@@ -365,11 +386,14 @@ class RamdiskDeploy(AgentBase):
 
     @base.deploy_step(priority=100)
     def deploy(self, task):
-        """Boot the ramdisk; active when the agent heartbeats."""
+        """Boot the ramdisk; active when the agent heartbeats.  A live
+        ISO (instance_info boot_iso) runs no agent: the node is active
+        once it has been booted from the ISO, as in Ironic."""
         ii = task.node.instance_info or {}
         if ii.get('boot_iso'):
-            params = {'boot_iso': ii['boot_iso']}
-        elif ii.get('kernel') and ii.get('ramdisk'):
+            boot_live_iso(task, ii['boot_iso'])
+            return None
+        if ii.get('kernel') and ii.get('ramdisk'):
             params = {'instance': True}
         else:
             params = {}

@@ -64,6 +64,7 @@ def _esp(task) -> str | None:
 
 class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
     boots_agent = True
+    boots_iso = True
 
     def get_properties(self):
         props = dict(client.PROPERTIES)
@@ -106,8 +107,9 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
         else:
             url = self._agent_iso(task, ramdisk_params)
         self.insert(task, url)
-        task.driver.management.set_boot_device(task, 'cdrom',
-                                               persistent=False)
+        # a live ISO is the instance: it stays the boot device
+        task.driver.management.set_boot_device(
+            task, 'cdrom', persistent=bool(ramdisk_params.get('boot_iso')))
         LOG.info('Node %s: boot ISO inserted as virtual media', node.uuid)
 
     def _agent_iso(self, task, ramdisk_params) -> str:
