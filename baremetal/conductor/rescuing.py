@@ -92,14 +92,14 @@ def _record_boot_mode(task) -> None:
     """boot_mode and secure_boot as the BMC reports them (API 1.75);
     left as they are where it cannot tell."""
     mgmt = task.driver.management
-    try:
-        mode = mgmt.get_boot_mode(task)
-        secure = mgmt.get_secure_boot_state(task)
-    except Exception as e:
-        LOG.warning('Node %s: could not read the boot mode: %s',
-                    task.node.uuid, e)
-        return
-    if mode is not None:
-        task.node.boot_mode = mode
-    if secure is not None:
-        task.node.secure_boot = secure
+    for field, read in (('boot_mode', mgmt.get_boot_mode),
+                        ('secure_boot', mgmt.get_secure_boot_state)):
+        try:
+            value = read(task)
+        except Exception as e:
+            # e.g. a BMC with no Secure Boot in legacy BIOS mode
+            LOG.warning('Node %s: could not read its %s: %s',
+                        task.node.uuid, field, e)
+            continue
+        if value is not None:
+            setattr(task.node, field, value)

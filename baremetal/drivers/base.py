@@ -251,6 +251,8 @@ class ManagementInterface(BaseInterface):
     # boot modes (drivers/modules/boot_modes.py) this interface can make
     # the node boot in; a node asking for another fails validation
     supported_boot_modes: tuple[str, ...] = ('uefi', 'bios')
+    # can turn Secure Boot on and off (set_secure_boot_state)
+    supports_secure_boot = False
 
     @abc.abstractmethod
     def get_supported_boot_devices(self, task) -> list[str]:

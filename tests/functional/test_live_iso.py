@@ -47,15 +47,13 @@ def _cd(bmc) -> dict:
                    % SYSTEM['uuid'])
 
 
-def test_live_iso_boots_from_virtual_media_and_is_active(bed):
-    server, bmc, web = bed
+def _available(server, bmc, web, **fields):
     node = bs.create(
         server, driver='redfish', deploy_interface='ramdisk',
         boot_interface='redfish-virtual-media', automated_clean=False,
-        properties={'capabilities': 'boot_mode:bios'},
         driver_info=bmc.driver_info(
             SYSTEM['uuid'], deploy_kernel=web + '/ipa.kernel',
-            deploy_ramdisk=web + '/ipa.initramfs'))['uuid']
+            deploy_ramdisk=web + '/ipa.initramfs'), **fields)['uuid']
     for target, state in (('manage', 'manageable'),
                           ('provide', 'available')):
         st, body = bs.http(server, 'PUT',
@@ -63,6 +61,13 @@ def test_live_iso_boots_from_virtual_media_and_is_active(bed):
                            {'target': target})
         assert st == 202, body
         bs.wait_provision(server, node, state)
+    return node
+
+
+def test_live_iso_boots_from_virtual_media_and_is_active(bed):
+    server, bmc, web = bed
+    node = _available(server, bmc, web,
+                      properties={'capabilities': 'boot_mode:bios'})
     iso = web + '/live.iso'
     st, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
         {'op': 'add', 'path': '/instance_info/boot_iso', 'value': iso}])
@@ -90,3 +95,64 @@ def test_live_iso_boots_from_virtual_media_and_is_active(bed):
     assert got['last_error'] is None
     assert not _cd(bmc).get('Inserted'), _cd(bmc)
     assert bmc.system(SYSTEM['uuid'])['PowerState'] == 'Off'
+
+
+def _secure_boot(bmc) -> bool:
+    return bmc.get('/redfish/v1/Systems/%s/SecureBoot'
+                   % SYSTEM['uuid'])['SecureBootEnable']
+
+
+def test_secure_boot_on_for_the_instance_off_after(bed):
+    """instance_info capabilities secure_boot:true (what Nova passes from
+    the flavor): the BMC's Secure Boot is on when the instance boots, off
+    again once it is torn down; the node's secure_boot field says so."""
+    server, bmc, web = bed
+    node = _available(server, bmc, web)
+    assert _secure_boot(bmc) is False
+    iso = web + '/live.iso'
+    st, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+        {'op': 'add', 'path': '/instance_info', 'value': {
+            'boot_iso': iso, 'capabilities': {'secure_boot': 'true'}}}])
+    assert st == 200, body
+    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+                       {'target': 'active'})
+    assert st == 202, body
+    got = bs.wait_provision(server, node, 'active')
+    assert got['last_error'] is None
+    assert _secure_boot(bmc) is True
+    assert bmc.system(SYSTEM['uuid'])['Boot'][
+        'BootSourceOverrideMode'] == 'UEFI'
+    _, got = bs.http(server, 'GET', '/v1/nodes/%s' % node, version='1.75')
+    assert got['secure_boot'] is True
+
+    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+                       {'target': 'deleted'})
+    assert st == 202, body
+    bs.wait_provision(server, node, 'available', timeout=60)
+    assert _secure_boot(bmc) is False
+    _, got = bs.http(server, 'GET', '/v1/nodes/%s' % node, version='1.75')
+    assert got['secure_boot'] is False
+
+
+def test_secure_boot_refused_where_management_cannot_do_it(bed):
+    """A management interface that cannot turn Secure Boot on: the
+    deploy request is a 400 saying so, the node stays available."""
+    server, bmc, web = bed
+    node = bs.create(server, driver='fake-hardware',
+                     deploy_interface='ramdisk', management_interface='noop',
+                     automated_clean=False)['uuid']
+    for target, state in (('manage', 'manageable'),
+                          ('provide', 'available')):
+        bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+                {'target': target})
+        bs.wait_provision(server, node, state)
+    bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+        {'op': 'add', 'path': '/instance_info', 'value': {
+            'boot_iso': web + '/live.iso',
+            'capabilities': {'secure_boot': 'true'}}}])
+    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+                       {'target': 'active'})
+    assert st == 400, body
+    assert 'Secure Boot' in body['error_message'] and \
+        'noop' in body['error_message'], body
+    assert bs.node(server, node)['provision_state'] == 'available'

@@ -173,6 +173,11 @@ def _conn():
 # sushy-tools give a UEFI machine
 OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
 OVMF_VARS = '/usr/share/OVMF/OVMF_VARS_4M.fd'
+# Secure Boot (Debian's ovmf): the firmware that enforces it needs a q35
+# machine with SMM; its variables with Microsoft's keys enrolled (what
+# shim is signed with) turn it on, the empty ones leave it off
+OVMF_CODE_SECURE = '/usr/share/OVMF/OVMF_CODE_4M.secboot.fd'
+OVMF_VARS_SECURE = '/usr/share/OVMF/OVMF_VARS_4M.ms.fd'
 # QEMU's own SeaBIOS: sushy-tools names it for the Legacy boot mode (a
 # 'rom' loader without a path is refused by libvirt)
 SEABIOS = '/usr/share/seabios/bios-256k.bin'
@@ -181,8 +186,10 @@ SEABIOS = '/usr/share/seabios/bios-256k.bin'
 class Machine:
     """One libvirt domain: a 4 GiB raw disk (the smallest the agent will
     install on), one user-mode NIC, its serial console in a file.
-    ``firmware``: 'bios' (SeaBIOS) or 'uefi' (OVMF, its variables in a
-    copy of OVMF_VARS libvirt keeps per machine)."""
+    ``firmware``: 'bios' (SeaBIOS), 'uefi' (OVMF, its variables in a
+    copy of OVMF_VARS libvirt keeps per machine) or 'uefi-secure' (a q35
+    machine with SMM and the OVMF that enforces Secure Boot, which is
+    on: Microsoft's keys are enrolled)."""
 
     def __init__(self, tmp, name: str = 'bm', memory_mib: int = 1536,
                  boot_url: str | None = None,
@@ -209,8 +216,9 @@ class Machine:
                   % (self.agent_port, AGENT_PORT))
         if self.boot_url:
             netdev += ',bootfile=%s' % self.boot_url
-        nic = ('virtio-net-pci,netdev=bmnet,mac=%s,bus=pci.0,addr=0x10'
-               % self.mac)
+        q35 = self.firmware == 'uefi-secure'
+        nic = ('virtio-net-pci,netdev=bmnet,mac=%s,bus=%s,addr=0x10'
+               % (self.mac, 'pcie.0' if q35 else 'pci.0'))
         # qemu64 (plain "host" aborts on an MSR on some hosts); libvirt's
         # qemu64 names svm, which an Intel host lacks: not checked
         cpu = ("<cpu mode='custom' match='exact' check='none'>"
@@ -224,9 +232,9 @@ class Machine:
   <uuid>{self.uuid}</uuid>
   <memory unit='MiB'>{self.memory_mib}</memory>
   <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='pc'>hvm</type>{self._loader()}</os>
+  <os><type arch='x86_64' machine='{'q35' if q35 else 'pc'}'>hvm</type>{self._loader()}</os>
   {cpu}
-  <features><acpi/><apic/></features>
+  <features><acpi/><apic/>{"<smm state='on'/>" if q35 else ''}</features>
   <on_poweroff>destroy</on_poweroff>
   <on_reboot>restart</on_reboot>
   <on_crash>destroy</on_crash>
@@ -238,7 +246,7 @@ class Machine:
       <target dev='vda' bus='virtio'/>
       <boot order='1'/>
     </disk>
-    <controller type='ide' index='0'/>
+    {'' if q35 else "<controller type='ide' index='0'/>"}
     <serial type='file'>
       <source path='{escape(self.serial)}'/>
       <target port='0'/>
@@ -254,6 +262,11 @@ class Machine:
 </domain>"""
 
     def _loader(self) -> str:
+        if self.firmware == 'uefi-secure':
+            # as sushy-tools writes it when it turns Secure Boot on
+            return ("<loader readonly='yes' secure='yes' type='pflash'>%s"
+                    "</loader><nvram template='%s'/>"
+                    % (OVMF_CODE_SECURE, OVMF_VARS_SECURE))
         if self.firmware != 'uefi':
             return ''
         # as sushy-tools writes it when it switches a machine to UEFI
@@ -371,6 +384,7 @@ class RedfishBMC:
 
     def start(self) -> 'RedfishBMC':
         conf = os.path.join(self.dir, 'emulator.conf')
+        secure = self.machine.firmware == 'uefi-secure'
         with open(conf, 'w') as f:
             f.write('SUSHY_EMULATOR_LISTEN_IP = "127.0.0.1"\n'
                     'SUSHY_EMULATOR_LISTEN_PORT = %d\n'
@@ -380,14 +394,19 @@ class RedfishBMC:
                     'SUSHY_EMULATOR_STATE_DIR = %r\n'
                     'SUSHY_EMULATOR_VMEDIA_VERIFY_SSL = False\n'
                     # UEFI: OVMF without Secure Boot (the emulator's
-                    # default needs a q35 machine with SMM); Legacy:
-                    # SeaBIOS
+                    # default needs a q35 machine with SMM) unless the
+                    # machine is one; Secure Boot toggled by the
+                    # variables' template (keys enrolled or none);
+                    # Legacy: SeaBIOS
                     'SUSHY_EMULATOR_BOOT_LOADER_MAP = %r\n'
+                    'SUSHY_EMULATOR_SECURE_BOOT_ENABLED_NVRAM = %r\n'
                     'SUSHY_EMULATOR_SECURE_BOOT_DISABLED_NVRAM = %r\n'
                     % (self.port, LIBVIRT_URI, self.machine.uuid,
                        self.machine.pool_name, self.dir,
-                       {'UEFI': {'x86_64': OVMF_CODE},
-                        'Legacy': {'x86_64': SEABIOS}}, OVMF_VARS))
+                       {'UEFI': {'x86_64': OVMF_CODE_SECURE if secure
+                                 else OVMF_CODE},
+                        'Legacy': {'x86_64': SEABIOS}},
+                       OVMF_VARS_SECURE, OVMF_VARS))
         log = open(self.log_file, 'ab')
         env = dict(os.environ, NO_PROXY='127.0.0.1,localhost',
                    no_proxy='127.0.0.1,localhost',

@@ -166,6 +166,14 @@ def uefi_redfish_bed(vm_host, request):
 
 
 @pytest.fixture
+def secure_redfish_bed(vm_host, request):
+    """As redfish_bed, the machine a q35 one whose OVMF enforces Secure
+    Boot, which is on (Microsoft's keys enrolled)."""
+    yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
+                    firmware='uefi-secure')
+
+
+@pytest.fixture
 def ipmi_bed(vm_host, request):
     """A fresh machine behind an IPMI BMC that network-boots into the
     service's boot.ipxe (QEMU's DHCP hands it out), and a fresh

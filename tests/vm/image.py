@@ -207,7 +207,20 @@ def _gpt(size: int, start: int, sectors: int) -> tuple[bytes, bytes,
             header(last, 1, last - 32))
 
 
-def build_uefi(kernel: str, initramfs: str, out: str) -> dict:
+SHIM = '/usr/lib/shim/shimx64.efi.signed'
+SIGNED_GRUB = '/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed'
+
+
+def build_uefi_signed(kernel: str, initramfs: str, out: str) -> dict:
+    """As build_uefi, bootable with Secure Boot on: shim (signed by
+    Microsoft's UEFI CA) as BOOTX64.EFI, Debian's signed GRUB beside it
+    reading EFI/debian/grub.cfg, and the ramdisk's kernel, which Debian
+    signs."""
+    return build_uefi(kernel, initramfs, out, signed=True)
+
+
+def build_uefi(kernel: str, initramfs: str, out: str,
+               signed: bool = False) -> dict:
     """Write the UEFI image to ``out``; returns its size and checksums."""
     work = out + '.work'
     shutil.rmtree(work, ignore_errors=True)
@@ -215,22 +228,30 @@ def build_uefi(kernel: str, initramfs: str, out: str) -> dict:
     initrd = _initrd(initramfs, work)
     cfg = os.path.join(work, 'grub.cfg')
     with open(cfg, 'w') as f:
-        f.write(GRUB_CFG)
-    efi = os.path.join(work, 'BOOTX64.EFI')
-    subprocess.run(['grub-mkstandalone', '-O', 'x86_64-efi', '-o', efi,
-                    '--modules=linux normal search search_label fat '
-                    'part_gpt', '--locales=', '--fonts=', '--themes=',
-                    'boot/grub/grub.cfg=%s' % cfg], check=True)
+        # signed: not quiet, so that the kernel says whether Secure Boot
+        # is enforced
+        f.write(GRUB_CFG.replace(' quiet', '') if signed else GRUB_CFG)
+    if signed:
+        loaders = [(SHIM, 'EFI/BOOT/BOOTX64.EFI'),
+                   (SIGNED_GRUB, 'EFI/BOOT/grubx64.efi'),
+                   (cfg, 'EFI/debian/grub.cfg')]
+    else:
+        efi = os.path.join(work, 'BOOTX64.EFI')
+        subprocess.run(['grub-mkstandalone', '-O', 'x86_64-efi', '-o', efi,
+                        '--modules=linux normal search search_label fat '
+                        'part_gpt', '--locales=', '--fonts=', '--themes=',
+                        'boot/grub/grub.cfg=%s' % cfg], check=True)
+        loaders = [(efi, 'EFI/BOOT/BOOTX64.EFI')]
     part_mib = 48
     part = os.path.join(work, 'part.img')
     subprocess.run(['mkfs.vfat', '-C', '-n', 'TESTEFI', part,
                     str(part_mib * 1024)], check=True,
                    stdout=subprocess.DEVNULL)
     env = dict(os.environ, MTOOLS_SKIP_CHECK='1')
-    subprocess.run(['mmd', '-i', part, '::/EFI', '::/EFI/BOOT'],
-                   check=True, env=env)
-    for src, name in ((efi, 'EFI/BOOT/BOOTX64.EFI'), (kernel, 'vmlinuz'),
-                      (initrd, 'initrd.img')):
+    subprocess.run(['mmd', '-i', part, '::/EFI', '::/EFI/BOOT',
+                    '::/EFI/debian'], check=True, env=env)
+    for src, name in loaders + [(kernel, 'vmlinuz'),
+                                (initrd, 'initrd.img')]:
         subprocess.run(['mcopy', '-i', part, src, '::/' + name],
                        check=True, env=env)
     size = MIB + part_mib * MIB + MIB

@@ -99,6 +99,39 @@ def validate(task) -> str:
     return mode
 
 
+def secure_boot_requested(node) -> bool:
+    """``secure_boot: true`` in ``instance_info['capabilities']`` (Nova
+    passes it from the flavor), as in Ironic.  The same capability in
+    ``properties`` only says the machine can do it (for schedulers)."""
+    return _is_true(capability((node.instance_info or {}).get(
+        'capabilities'), 'secure_boot'))
+
+
+def check_secure_boot(task) -> None:
+    """InvalidParameterValue (400) when the node asks for Secure Boot
+    and its management interface cannot turn it on."""
+    node = task.node
+    if not secure_boot_requested(node):
+        return
+    mgmt = task.driver.management
+    if not getattr(mgmt, 'supports_secure_boot', False):
+        raise exception.InvalidParameterValue(
+            'Node %s asks for Secure Boot (instance_info/capabilities '
+            'secure_boot), which its management interface %s cannot turn '
+            'on; use one that can (redfish)'
+            % (node.uuid, node.management_interface or
+               type(mgmt).__name__))
+
+
+def set_secure_boot(task, state: bool) -> None:
+    """Secure Boot on (``state``) or off where the node asks for it:
+    on before the instance boots, off once the instance is gone."""
+    if secure_boot_requested(task.node):
+        LOG.info('Node %s: turning Secure Boot %s', task.node.uuid,
+                 'on' if state else 'off')
+        task.driver.management.set_secure_boot_state(task, state)
+
+
 def record(task) -> None:
     """Set the node's ``boot_mode`` (API 1.75) to what its management
     interface reports; left as it is where it cannot tell."""

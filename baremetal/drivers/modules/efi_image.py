@@ -10,6 +10,13 @@ makes a GRUB EFI binary whose embedded configuration finds the ISO by
 ``SEARCH_FILE`` and reads the menu the ISO carries there (the kernel, the
 initramfs and the command line of that ISO, the agent token included);
 ``mkfs.vfat`` (dosfstools) and ``mcopy`` (mtools) make the FAT image.
+Where Debian's signed boot loaders are installed (shim-signed and
+grub-efi-amd64-signed), the image holds them instead, so that the ISO
+boots with Secure Boot on: shim (signed by the UEFI CA firmware trusts)
+as ``BOOTX64.EFI``, Debian's signed GRUB beside it as ``grubx64.efi``,
+which reads ``EFI/debian/grub.cfg`` (its built-in prefix) holding the
+same search for the ISO's menu; that GRUB boots only kernels signed by
+Debian (the agent ramdisk's kernel is Debian's).
 The built image depends on nothing a boot changes, so it is cached by
 its inputs under ``$state_path/esp`` and shared by every ISO.
 """
@@ -32,10 +39,15 @@ GRUB_DIR = '/usr/lib/grub/' + GRUB_PLATFORM
 # operator-supplied image commonly looks
 SEARCH_FILE = '/EFI/BOOT/baremetal.cfg'
 MENU_PATHS = (SEARCH_FILE, '/EFI/BOOT/grub.cfg', '/boot/grub/grub.cfg')
+# Debian's signed boot loaders (shim-signed, grub-efi-amd64-signed)
+SHIM = '/usr/lib/shim/shimx64.efi.signed'
+SIGNED_GRUB = '/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed'
+# where that GRUB reads its configuration (its built-in prefix)
+SIGNED_GRUB_CFG = '/EFI/debian/grub.cfg'
 # the tools, and the Debian package of each
-TOOLS = (('grub-mkstandalone', 'grub-efi-amd64-bin'),
-         ('mkfs.vfat', 'dosfstools'), ('mcopy', 'mtools'),
-         ('mmd', 'mtools'))
+FAT_TOOLS = (('mkfs.vfat', 'dosfstools'), ('mcopy', 'mtools'),
+             ('mmd', 'mtools'))
+TOOLS = (('grub-mkstandalone', 'grub-efi-amd64-bin'),) + FAT_TOOLS
 # built into the core image; every other module is in its memdisk
 MODULES = ('linux', 'normal', 'configfile', 'search', 'search_fs_file',
            'iso9660', 'fat', 'part_gpt', 'part_msdos', 'echo', 'sleep',
@@ -78,12 +90,28 @@ def operator_image(task) -> tuple[str | None, str]:
             '[conductor]bootloader (node %s)' % node.uuid)
 
 
+def signed_loaders() -> bool:
+    """Are Debian's signed shim and GRUB installed here?"""
+    return os.path.isfile(SHIM) and os.path.isfile(SIGNED_GRUB)
+
+
 def missing_tools() -> list[str]:
     """What building an ESP image lacks here: 'tool (package)' items."""
-    out = ['%s (%s)' % (t, p) for t, p in TOOLS if shutil.which(t) is None]
-    if not os.path.isdir(GRUB_DIR):
+    signed = signed_loaders()
+    out = ['%s (%s)' % (t, p) for t, p in (FAT_TOOLS if signed else TOOLS)
+           if shutil.which(t) is None]
+    if not signed and not os.path.isdir(GRUB_DIR):
         out.append('%s (grub-efi-amd64-bin)' % GRUB_DIR)
     return out
+
+
+def boots_signed(task) -> bool:
+    """Does the node's ESP image boot with Secure Boot on?  The one
+    built here does when it holds the signed loaders; an operator's
+    image is taken to (Secure Boot needs one that does: documented)."""
+    if operator_image(task)[0]:
+        return True
+    return signed_loaders()
 
 
 def check(task, required: bool) -> bool:
@@ -117,6 +145,10 @@ def get(task) -> str:
 
 
 def _inputs_key() -> str:
+    if signed_loaders():
+        parts = ['signed', image_cache.content_key(SHIM),
+                 image_cache.content_key(SIGNED_GRUB), EMBEDDED_CFG]
+        return hashlib.sha256('\0'.join(parts).encode()).hexdigest()
     grub = os.path.realpath(shutil.which('grub-mkstandalone') or '')
     parts = [image_cache.content_key(grub),
              image_cache.content_key(os.path.join(GRUB_DIR, 'linux.mod')),
@@ -158,20 +190,29 @@ def _write(target: str) -> None:
         cfg = os.path.join(work, 'grub.cfg')
         with open(cfg, 'w') as f:
             f.write(EMBEDDED_CFG)
-        efi = os.path.join(work, 'BOOTX64.EFI')
-        _run(['grub-mkstandalone', '-O', GRUB_PLATFORM,
-              '-d', GRUB_DIR, '-o', efi,
-              '--modules=%s' % ' '.join(MODULES),
-              '--locales=', '--fonts=', '--themes=',
-              'boot/grub/grub.cfg=%s' % cfg])
-        # FAT: the binary plus room for the file system's own sectors
-        kib = os.path.getsize(efi) // 1024 + 512
+        if signed_loaders():
+            # shim first; it loads grubx64.efi from its own directory
+            files = [(SHIM, '::/EFI/BOOT/BOOTX64.EFI'),
+                     (SIGNED_GRUB, '::/EFI/BOOT/grubx64.efi'),
+                     (cfg, '::' + SIGNED_GRUB_CFG),
+                     (cfg, '::/EFI/BOOT/grub.cfg')]
+        else:
+            efi = os.path.join(work, 'BOOTX64.EFI')
+            _run(['grub-mkstandalone', '-O', GRUB_PLATFORM,
+                  '-d', GRUB_DIR, '-o', efi,
+                  '--modules=%s' % ' '.join(MODULES),
+                  '--locales=', '--fonts=', '--themes=',
+                  'boot/grub/grub.cfg=%s' % cfg])
+            files = [(efi, '::/EFI/BOOT/BOOTX64.EFI')]
+        # FAT: the files plus room for the file system's own sectors
+        kib = sum(os.path.getsize(f) for f, _ in files) // 1024 + 1024
         img = os.path.join(work, 'esp.img')
         _run(['mkfs.vfat', '-C', '-n', 'BM_ESP', img, str(kib)])
         env = dict(os.environ, MTOOLS_SKIP_CHECK='1')
-        _run(['mmd', '-i', img, '::/EFI', '::/EFI/BOOT'], env=env)
-        _run(['mcopy', '-i', img, efi, '::/EFI/BOOT/BOOTX64.EFI'],
+        _run(['mmd', '-i', img, '::/EFI', '::/EFI/BOOT', '::/EFI/debian'],
              env=env)
+        for src, dest in files:
+            _run(['mcopy', '-i', img, src, dest], env=env)
         os.replace(img, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -105,6 +105,8 @@ class FakePower(FakeBase, base.PowerInterface):
 
 
 class FakeManagement(FakeBase, base.ManagementInterface):
+    supports_secure_boot = True
+
     def get_supported_boot_devices(self, task):
         return ['pxe', 'disk']
 
@@ -213,6 +215,7 @@ class FakeManagement(FakeBase, base.ManagementInterface):
 
     def set_secure_boot_state(self, task, state):
         task.node.driver_internal_info['fake_secure_boot'] = state
+        task.node.secure_boot = state
 
     @base.clean_step(priority=0, argsinfo={
         'firmware_images': {'description': 'List of image URLs to apply',

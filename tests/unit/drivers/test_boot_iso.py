@@ -141,8 +141,38 @@ def test_cached_isos_differ_by_esp(conf, images):
     assert boot_iso.build(*args, esp=str(images / 'esp.img')) == both
 
 
+def _esp_file(path, name, dest) -> bytes:
+    env = dict(os.environ, MTOOLS_SKIP_CHECK='1')
+    subprocess.run(['mcopy', '-i', path, '::' + name, str(dest)], env=env,
+                   check=True)
+    return dest.read_bytes()
+
+
+@pytest.mark.skipif(not efi_image.signed_loaders() or
+                    bool(efi_image.missing_tools()),
+                    reason='shim-signed and grub-efi-amd64-signed are not '
+                           'installed (tools/install-vm-deps installs them)')
+def test_built_esp_holds_the_signed_loaders_when_installed(conf, tmp_path):
+    """shim as BOOTX64.EFI, Debian's signed GRUB beside it, and the
+    search for the ISO's menu where that GRUB reads its configuration."""
+    path = efi_image.build(conf)
+    with open(efi_image.SHIM, 'rb') as f:
+        assert _esp_file(path, '/EFI/BOOT/BOOTX64.EFI',
+                         tmp_path / 'a') == f.read()
+    with open(efi_image.SIGNED_GRUB, 'rb') as f:
+        assert _esp_file(path, '/EFI/BOOT/grubx64.efi',
+                         tmp_path / 'b') == f.read()
+    assert _esp_file(path, efi_image.SIGNED_GRUB_CFG, tmp_path / 'c') == \
+        efi_image.EMBEDDED_CFG.encode()
+    assert efi_image.boots_signed(_task(conf)) is True
+
+
 @needs_grub
-def test_built_esp_holds_grub_that_finds_the_isos_menu(conf, tmp_path):
+def test_built_esp_holds_grub_that_finds_the_isos_menu(conf, tmp_path,
+                                                       monkeypatch):
+    """Without the signed loaders: a GRUB built here (no Secure Boot)."""
+    monkeypatch.setattr(efi_image, 'signed_loaders', lambda: False)
+    assert efi_image.boots_signed(_task(conf)) is False
     path = efi_image.build(conf)
     assert efi_image.build(conf) == path        # cached by its inputs
     env = dict(os.environ, MTOOLS_SKIP_CHECK='1')

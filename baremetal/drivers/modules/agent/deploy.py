@@ -29,6 +29,7 @@ from baremetal.common import exception
 from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.drivers import base
+from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import configdrive
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
@@ -109,6 +110,7 @@ def boot_live_iso(task, url: str) -> None:
     agent_tokens.wipe(node)
     power_off(task)
     task.driver.boot.prepare_ramdisk(task, {'boot_iso': url})
+    boot_modes.set_secure_boot(task, True)
     power_on(task)
     LOG.info('Node %s: booting its live ISO', node.uuid)
 
@@ -147,6 +149,7 @@ class AgentBase(base.DeployInterface):
                 % (self.entry_name(), task.node.uuid,
                    task.node.boot_interface or 'default'))
         boot.validate(task)
+        boot_modes.check_secure_boot(task)
 
     def entry_name(self) -> str:
         return getattr(self, 'name', type(self).__name__)
@@ -406,6 +409,7 @@ class RamdiskDeploy(AgentBase):
 
     def tear_down(self, task):
         self.shut_down_agent(task)
+        boot_modes.set_secure_boot(task, False)
         return states.DELETED
 
 
@@ -529,7 +533,9 @@ class DirectDeploy(AgentBase):
 
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
-        """Make the node boot from its disk."""
+        """Make the node boot from its disk (with Secure Boot on when
+        the instance asks for it)."""
+        boot_modes.set_secure_boot(task, True)
         task.driver.boot.prepare_instance(task)
 
     @base.deploy_step(priority=40)
@@ -551,6 +557,7 @@ class DirectDeploy(AgentBase):
 
     def tear_down(self, task):
         power_off(task)
+        boot_modes.set_secure_boot(task, False)
         task.driver.boot.clean_up_instance(task)
         _withdraw_image(task)
         return states.DELETED

@@ -62,6 +62,20 @@ def _esp(task) -> str | None:
     return None
 
 
+def _secure_boot_off_unless_signed(task) -> None:
+    """The agent's ISO boots with Secure Boot on only through signed
+    loaders (efi_image.py); without them Secure Boot goes off for the
+    ramdisk (an instance asking for it gets it back before it boots)."""
+    if not _uefi(task) or efi_image.boots_signed(task):
+        return
+    mgmt = task.driver.management
+    if getattr(mgmt, 'supports_secure_boot', False) and \
+            mgmt.get_secure_boot_state(task):
+        LOG.info('Node %s: Secure Boot off for the agent ramdisk (no '
+                 'signed boot loaders on this conductor)', task.node.uuid)
+        mgmt.set_secure_boot_state(task, False)
+
+
 class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
     boots_agent = True
     boots_iso = True
@@ -106,6 +120,7 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
                                      external=True)
         else:
             url = self._agent_iso(task, ramdisk_params)
+            _secure_boot_off_unless_signed(task)
         self.insert(task, url)
         # a live ISO is the instance: it stays the boot device
         task.driver.management.set_boot_device(

@@ -1,4 +1,5 @@
-"""``redfish`` management interface: boot device and boot mode."""
+"""``redfish`` management interface: boot device, boot mode and Secure
+Boot."""
 
 from baremetal.common import exception
 from baremetal.common import states
@@ -29,6 +30,8 @@ def requested_boot_mode(node) -> str | None:
 
 
 class RedfishManagement(client.Interface, base.ManagementInterface):
+    supports_secure_boot = True
+
     def get_supported_boot_devices(self, task):
         system = self._system(task)
         with client.call(task.node, task.conductor.conf,
@@ -48,13 +51,18 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
         system = self._system(task)
         enabled = (sushy.BootSourceOverrideEnabled.CONTINUOUS if persistent
                    else sushy.BootSourceOverrideEnabled.ONCE)
+        options = {}
+        if _value(system.boot.mode) != BOOT_MODES[mode]:
+            # the node's mode goes with the device change where the BMC
+            # has another; sent only then (as Ironic): some BMCs redo
+            # the firmware's set-up on every mode change (sushy-tools
+            # switches Secure Boot off)
+            options['mode'] = sushy.BootSourceOverrideMode(BOOT_MODES[mode])
         with client.call(task.node, task.conductor.conf,
                          'set boot device %s' % device):
-            # the node's boot mode travels with every device change
             system.set_system_boot_options(
                 target=sushy.BootSource(_TO_REDFISH[device]),
-                enabled=enabled,
-                mode=sushy.BootSourceOverrideMode(BOOT_MODES[mode]))
+                enabled=enabled, **options)
 
     def get_boot_device(self, task):
         system = self._system(task)
@@ -86,6 +94,42 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
                          'set boot mode %s' % mode):
             system.set_system_boot_options(
                 mode=sushy.BootSourceOverrideMode(BOOT_MODES[mode]))
+
+    # ---- Secure Boot (the ComputerSystem's SecureBoot resource) ----
+    def get_secure_boot_state(self, task) -> bool | None:
+        system = self._system(task)
+        with client.call(task.node, task.conductor.conf,
+                         'read the Secure Boot state'):
+            try:
+                secure_boot = system.secure_boot
+            except Exception:   # sushy: MissingAttributeError
+                return None     # the BMC has no SecureBoot resource
+            return None if secure_boot is None else \
+                bool(secure_boot.enabled)
+
+    def set_secure_boot_state(self, task, state: bool) -> None:
+        """Turn Secure Boot on or off; it takes effect at the next boot.
+        Refused in legacy BIOS mode, where there is no Secure Boot."""
+        node = task.node
+        if self.get_boot_mode(task) == boot_modes.BIOS:
+            raise exception.InvalidParameterValue(
+                'Node %s boots in legacy BIOS mode, which has no Secure '
+                'Boot: set its boot mode to uefi first' % node.uuid)
+        system = self._system(task)
+        with client.call(node, task.conductor.conf,
+                         'turn Secure Boot %s' % ('on' if state else 'off')):
+            secure_boot = system.secure_boot
+            if bool(secure_boot.enabled) != bool(state):
+                secure_boot.set_enabled(bool(state))
+                secure_boot.refresh()
+            now = bool(secure_boot.enabled)
+        if now != bool(state):
+            raise exception.InvalidParameterValue(
+                'Node %s: the BMC accepted turning Secure Boot %s but '
+                'still reports it %s' % (node.uuid,
+                                         'on' if state else 'off',
+                                         'on' if now else 'off'))
+        node.secure_boot = now
 
     # ---- virtual media (API 1.89, 1.93) ----
     def get_virtual_media(self, task):
