@@ -287,7 +287,9 @@ def periodic_task(fn: Callable, name: str | None = None) -> Callable:
             spacing = getattr(timed, '_periodic_spacing', None)
             if spacing and took > spacing:
                 overruns.inc()
-    timed.__name__ = name
+    # futurist names the task in its logs after these
+    timed.__name__ = timed.__qualname__ = name
+    timed.__module__ = getattr(fn, '__module__', None) or __name__
     return timed
 
 
