@@ -139,9 +139,9 @@ def test_steps_and_locks_of_a_lifecycle_are_measured(api):
         assert grown[('deploy', step, 'succeeded')] == 1, step
     assert grown[('deploy', 'write_image', 'succeeded')] == 1
     assert grown[('deploy', 'write_image', 'failed')] == 1
-    for labels, in_after in after.items():
-        if labels[0] == 'baremetal_step_duration_seconds_count':
-            assert dict(labels[1])['interface'] == 'deploy'
+    for name, labels in after:
+        if name == 'baremetal_step_duration_seconds_count':
+            assert dict(labels)['interface'] == 'deploy'
 
     def locks(samples, mode):
         return sample(samples, 'baremetal_lock_wait_seconds_count',

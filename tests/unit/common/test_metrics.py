@@ -211,3 +211,34 @@ def test_the_listener_serves_the_registry():
         finally:
             busy.shutdown()
             busy.server_close()
+
+
+def test_the_conductor_listener_follows_its_options(caplog):
+    from baremetal.cmd import common
+    from tests import harness
+    harness.configure()
+    try:
+        assert common.start_metrics_listener() is None     # port 0: off
+        busy = metrics.start_listener('127.0.0.1', processes.free_port())
+        try:
+            harness.CONF.set_override('conductor_listen_port',
+                                      busy.server_address[1], 'metrics')
+            with pytest.raises(SystemExit):
+                common.start_metrics_listener()
+            assert 'conductor_listen_host, conductor_listen_port' in \
+                caplog.text
+        finally:
+            busy.shutdown()
+            busy.server_close()
+        port = processes.free_port()
+        harness.CONF.set_override('conductor_listen_port', port, 'metrics')
+        server = common.start_metrics_listener()
+        try:
+            with urllib.request.urlopen(
+                    'http://127.0.0.1:%d/metrics' % port, timeout=10) as r:
+                assert b'baremetal_lock_wait_seconds' in r.read()
+        finally:
+            server.shutdown()
+            server.server_close()
+    finally:
+        harness.CONF.reset()

@@ -20,7 +20,7 @@ _SHAPES = itertools.cycle([
 
 
 def test_counts_equal_the_nodes_and_take_one_statement(any_db_api):
-    for i in range(23):
+    for _ in range(23):
         provision, power, maintenance, fault = next(_SHAPES)
         db.create(db.NODES, {'driver': 'fake-hardware',
                              'provision_state': provision,
