@@ -155,7 +155,7 @@ class _Timed:
 
     __slots__ = ('histogram', 'errors', 'start')
 
-    def __init__(self, histogram, errors) -> None:
+    def __init__(self, histogram: Any, errors: Any) -> None:
         self.histogram = histogram
         self.errors = errors
 
@@ -171,7 +171,7 @@ class _Timed:
 _remote_children: dict[tuple, tuple] = {}
 
 
-def _timed(histogram, errors, *labels: str) -> _Timed:
+def _timed(histogram: Any, errors: Any, *labels: str) -> _Timed:
     key = (histogram, *labels)
     pair = _remote_children.get(key)
     if pair is None:
@@ -277,7 +277,7 @@ def periodic_task(fn: Callable, name: str | None = None) -> Callable:
     histogram = PERIODIC_SECONDS.labels(name)
     overruns = PERIODIC_OVERRUNS.labels(name)
 
-    def timed():
+    def timed() -> Any:
         start = time.monotonic()
         try:
             return fn()
@@ -298,15 +298,15 @@ def periodic_task(fn: Callable, name: str | None = None) -> Callable:
 class _Chain:
     """Several registries seen as one by the exposition functions."""
 
-    def __init__(self, registries) -> None:
+    def __init__(self, registries: tuple) -> None:
         self.registries = registries
 
-    def collect(self):
+    def collect(self) -> Iterator:
         for r in self.registries:
             yield from r.collect()
 
 
-def render(accept: str | None, *extra) -> tuple[bytes, str]:
+def render(accept: str | None, *extra: Any) -> tuple[bytes, str]:
     """(body, content type) of this process's metrics plus those of the
     ``extra`` registries, in the format ``accept`` asks for (Prometheus'
     text format unless it asks for OpenMetrics)."""
@@ -314,7 +314,7 @@ def render(accept: str | None, *extra) -> tuple[bytes, str]:
     return encoder(_Chain((REGISTRY, *extra))), content_type
 
 
-def start_listener(host: str, port: int):
+def start_listener(host: str, port: int) -> Any:
     """Serve this process's metrics over HTTP on ``host``:``port`` from a
     thread of its own (any path; /metrics by convention); the server, to
     ``shutdown()``.  OSError when the address cannot be bound."""

@@ -9,6 +9,8 @@ scale-out deployment these gauges come from baremetal-api only; each
 baremetal-conductor serves its own measures on its own listener.
 """
 
+from collections.abc import Iterator
+
 from oslo_log import log
 from prometheus_client import core
 from prometheus_client import registry as prom_registry
@@ -34,7 +36,7 @@ class FleetCollector:
     provision state, power state and fault is shown, with 0 where no
     node is, so that series do not come and go."""
 
-    def collect(self):
+    def collect(self) -> Iterator[core.Metric]:
         up = core.GaugeMetricFamily(
             'baremetal_node_stats_up',
             'Whether the node counts below could be read from the '
