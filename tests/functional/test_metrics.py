@@ -252,6 +252,10 @@ def test_scale_out_conductors_serve_their_own_metrics(tmp_path):
         assert total == collections.Counter(
             {('clean', s, 'succeeded'): 8 for s in FAKE_CLEAN} |
             {('deploy', s, 'succeeded'): 6 for s in FAKE_DEPLOY})
+        # a conductor with a listener stops cleanly
+        for name in listeners:
+            assert cluster.conductors[name].stop() == 0, \
+                cluster.conductors[name].log()
     except Exception:
         print(cluster.logs())
         raise
