@@ -20,6 +20,7 @@ from baremetal.api import errors
 from baremetal.api import routing
 from baremetal.api import request as api_request
 from baremetal.api import request_ids
+from baremetal.api import request_metrics
 from baremetal.api import versions
 from baremetal.common import exception
 
@@ -52,6 +53,7 @@ pecan.core.getargspec = functools.lru_cache(maxsize=64)(
 
 def _load_controllers() -> None:
     # importing registers the routes
+    from baremetal.api.controllers import metrics  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()
@@ -93,6 +95,7 @@ class Dispatcher:
                     raise routing.HTTPError(e.gate.status,
                                             e.gate.message) from None
                 raise errors.fault(e.gate.status, e.gate.message) from None
+            req.environ[request_metrics.ROUTE_KEY] = r.template
             if ctx is None and not r.public:
                 raise exception.NotAuthenticated(
                     'Authentication is required')
@@ -109,7 +112,11 @@ class Dispatcher:
             resp.status = status
             for k, v in areq.response_headers.items():
                 resp.headers[k] = v
-            if status == 204 or result is None:
+            if isinstance(result, api_request.Raw):
+                resp.content_type = None
+                resp.headers['Content-Type'] = result.content_type
+                resp.body = result.body
+            elif status == 204 or result is None:
                 resp.body = b''
                 resp.content_type = None
             else:
@@ -183,4 +190,4 @@ def setup_app(conf, rpcapi):
     app = auth.wrap(_json_only(app), conf)
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
-    return request_ids.RequestIds(app)
+    return request_ids.RequestIds(request_metrics.RequestMetrics(app))

@@ -74,6 +74,8 @@ def _rules():
         'Run a runbook on a node (manual cleaning or servicing)'))
     rules.append(policy.RuleDefault('baremetal:shards:get', SYSTEM_READER,
                                     'List shards'))
+    rules.append(policy.RuleDefault('baremetal:metrics:get', SYSTEM_READER,
+                                    'Read the Prometheus metrics'))
     rules.append(policy.RuleDefault('baremetal:driver:get_properties',
                                     SYSTEM_READER, 'Driver properties'))
     rules.append(policy.RuleDefault('baremetal:driver:vendor_passthru',

@@ -33,7 +33,12 @@ _BODIES = {
 }
 
 
+# routes whose success is not JSON
+_TEXT = {'/metrics': 'text/plain'}
+
+
 def _routes():
+    from baremetal.api.controllers import metrics  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()
@@ -62,7 +67,11 @@ def openapi() -> dict:
                         else {}))
                 for p in _PARAM.findall(r.template)],
             'responses': {
-                str(r.status): {'description': 'Success'},
+                str(r.status): dict(
+                    {'description': 'Success'},
+                    **({'content': {_TEXT[r.template]: {'schema': {
+                        'type': 'string'}}}} if r.template in _TEXT
+                       else {})),
                 'default': {'description': 'Error',
                             'content': {'application/json': {'schema': {
                                 '$ref': '#/components/schemas/Error'}}}},
@@ -114,6 +123,8 @@ def endpoints_rst() -> str:
         if r.public:
             notes.append('no authentication')
         notes.append('answers %d' % r.status)
+        if r.template in _TEXT:
+            notes.append(_TEXT[r.template])
         lines += ['   * - %s' % r.method, '     - ``%s``' % r.template,
                   '     - 1.%d' % r.min_version,
                   '     - %s' % ', '.join(notes)]

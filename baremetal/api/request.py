@@ -1,11 +1,19 @@
 """What a handler sees of a request."""
 
+import dataclasses
 from typing import Any
 
 from baremetal.common import exception
 from baremetal.common import json_depth
 
 DEFAULT_MAX_DEPTH = 25
+
+
+@dataclasses.dataclass(frozen=True)
+class Raw:
+    """A handler's answer that is not JSON (sent as it is)."""
+    body: bytes
+    content_type: str
 
 
 class Request:

@@ -111,6 +111,26 @@ def load_conductor(conf):
         sys.exit(1)
 
 
+def start_metrics_listener():
+    """baremetal-conductor's metrics listener ([metrics]
+    conductor_listen_port), or None; an address that cannot be bound
+    stops the process with a clear message."""
+    port = CONF.metrics.conductor_listen_port
+    if not port:
+        return None
+    from baremetal.common import metrics
+    host = CONF.metrics.conductor_listen_host
+    try:
+        listener = metrics.start_listener(host, port)
+    except OSError as e:
+        LOG.error('Cannot serve metrics on %s port %d ([metrics]'
+                  'conductor_listen_host, conductor_listen_port): %s',
+                  host, port, e)
+        sys.exit(1)
+    LOG.info('Metrics served on http://%s:%d/metrics', host, port)
+    return listener
+
+
 class Stopper:
     """SIGTERM/SIGINT stop the process gracefully; SIGHUP reloads
     mutable configuration."""

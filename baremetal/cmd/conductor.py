@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> None:
     conf = common.CONF
     common.setup_database(auto_upgrade=False)
     conductor = common.load_conductor(conf)
+    listener = common.start_metrics_listener()
     conductor.manager.target = messaging.Target(version='1.0')
     server = rpc.server(conf, conductor.host, conductor.manager)
     conductor.start()
@@ -25,6 +26,8 @@ def main(argv: list[str] | None = None) -> None:
     server.stop()
     conductor.stop()
     server.wait()
+    if listener is not None:
+        listener.shutdown()
     LOG.info('baremetal-conductor %s stopped', conductor.host)
 
 

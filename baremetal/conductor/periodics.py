@@ -11,6 +11,7 @@ from futurist import periodics
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import states
 from baremetal.conductor import power
 from baremetal.conductor import workflows
@@ -163,7 +164,7 @@ def _quiet_when_database_lost(fn):
             return fn()
         except exception.DatabaseUnavailable as e:
             LOG.warning('Periodic task skipped: %s', e)
-    return run
+    return metrics.periodic_task(run, metrics.task_name(fn))
 
 
 def build(conductor) -> periodics.PeriodicWorker:

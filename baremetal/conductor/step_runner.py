@@ -14,6 +14,7 @@ from collections.abc import Callable
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import states
 from baremetal.conductor import bios
 from baremetal.conductor import firmware
@@ -82,10 +83,12 @@ def run(task, kind: StepKind, start: int = 0) -> None:
         name = '%s.%s' % (step['interface'], step['step'])
         LOG.debug('Node %s: %s step %s starting', node.uuid, kind.name,
                   name)
+        metrics.step_started(node.uuid, kind.name, step)
         try:
             execute = getattr(iface, 'execute_%s_step' % kind.name)
             result = execute(task, step)
         except Exception as e:
+            metrics.step_ended(node.uuid, kind.name, step, failed=True)
             if not isinstance(e, exception.BaremetalException):
                 LOG.exception('Node %s: %s step %s raised', node.uuid,
                               kind.name, name)
@@ -102,6 +105,8 @@ def run(task, kind: StepKind, start: int = 0) -> None:
                 task.conductor.step_poller.watch(node.uuid,
                                                  kind.wait_state, step)
             return
+        metrics.step_ended(node.uuid, kind.name, step,
+                           failed=result is not None)
         if result is not None:
             msg = ('%s step %s on node %s returned %r; expected None or '
                    '%r' % (kind.name, name, node.uuid, result,
@@ -123,6 +128,7 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
     step = plan[index] if index is not None and 0 <= index < len(plan) \
         else {}
     task.process_event('resume')
+    metrics.step_ended(node.uuid, kind.name, step, failed=bool(error))
     if error:
         if not step:
             kind.on_fail(task, 'Preparing %s of node %s failed: %s'

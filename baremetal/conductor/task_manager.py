@@ -22,6 +22,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import state_machine
 from baremetal.conductor import inspection_rules
 from baremetal.db import api as db
@@ -62,7 +63,8 @@ class TaskManager:
         if not self.shared:
             return
         pending = self.node.changes()
-        row = db.reserve_node(self.conductor.host, self.node.id)
+        with metrics.lock_upgrade():
+            row = db.reserve_node(self.conductor.host, self.node.id)
         self.node = objects.Node(row)
         for k, v in pending.items():
             setattr(self.node, k, v)
@@ -262,4 +264,6 @@ class TaskManager:
 
 def acquire(conductor, node_id: Any, shared: bool = True,
             purpose: str = 'unspecified action') -> TaskManager:
-    return TaskManager(conductor, node_id, shared=shared, purpose=purpose)
+    with metrics.lock_wait(shared):
+        return TaskManager(conductor, node_id, shared=shared,
+                           purpose=purpose)

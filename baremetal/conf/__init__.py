@@ -10,11 +10,12 @@ from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
+from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
 
 CONF = cfg.CONF
 
 for _mod in (default, agent, api, conductor, database, deploy,
-             inspection_rules, ipmi, pxe, redfish):
+             inspection_rules, ipmi, metrics, pxe, redfish):
     _mod.register_opts(CONF)

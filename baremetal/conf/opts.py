@@ -8,6 +8,7 @@ from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
+from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
 
@@ -20,6 +21,7 @@ GROUP_MODULES = {
     'deploy': deploy,
     'inspection_rules': inspection_rules,
     'ipmi': ipmi,
+    'metrics': metrics,
     'pxe': pxe,
     'redfish': redfish,
 }

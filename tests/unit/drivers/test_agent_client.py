@@ -133,3 +133,21 @@ def test_a_failed_commands_error_is_masked():
         'details': 'token %s refused' % TOKEN}}
     assert client.error_of(record, TOKEN) == (
         'download of https://u:******@img/x failed (token ****** refused)')
+
+
+def test_commands_and_their_failures_are_counted_for_metrics(agent, conf):
+    from baremetal.common import metrics
+
+    def count(name):
+        return metrics.REGISTRY.get_sample_value(name, {
+            'command': 'clean.get_clean_steps', 'method': 'POST'}) or 0
+    before = (count('baremetal_agent_command_duration_seconds_count'),
+              count('baremetal_agent_command_errors_total'))
+    agent.answer = (200, b'{"id": "1", "command_status": "SUCCEEDED"}')
+    _client(agent, conf).run('clean.get_clean_steps', {}, wait=True)
+    agent.answer = (500, b'{"faultstring": "boom"}')
+    with pytest.raises(exception.AgentError):
+        _client(agent, conf).run('clean.get_clean_steps', {}, wait=True)
+    assert (count('baremetal_agent_command_duration_seconds_count'),
+            count('baremetal_agent_command_errors_total')) == \
+        (before[0] + 2, before[1] + 1)

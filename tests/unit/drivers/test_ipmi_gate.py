@@ -103,3 +103,24 @@ def test_a_hung_command_frees_the_worker_and_keeps_the_bmc_busy(
         except exception.BMCConnectionError:
             assert time.monotonic() < deadline
             time.sleep(0.1)
+
+
+def test_commands_and_their_failures_are_counted_for_metrics(
+        conf, monkeypatch):
+    from baremetal.common import metrics
+
+    def count(name):
+        return metrics.REGISTRY.get_sample_value(name, {
+            'protocol': 'ipmi', 'operation': 'get power state'}) or 0
+    before = (count('baremetal_bmc_request_duration_seconds_count'),
+              count('baremetal_bmc_request_errors_total'))
+    b = bmc(conf, 1004, monkeypatch)
+    assert b.call('get power state', lambda _: 'on') == 'on'
+
+    def denied(_):
+        raise RuntimeError('Incorrect password provided')
+    with pytest.raises(exception.IPMIFailure):
+        b.call('get power state', denied)
+    assert (count('baremetal_bmc_request_duration_seconds_count'),
+            count('baremetal_bmc_request_errors_total')) == \
+        (before[0] + 2, before[1] + 1)

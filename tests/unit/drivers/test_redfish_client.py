@@ -62,3 +62,18 @@ def test_an_unreachable_bmc_is_tried_connection_attempts_times(
     with pytest.raises(exception.RedfishConnectionError):
         client.get_system(_node(bmc.url), conf)
     assert bmc.accepted == attempts
+
+
+def test_a_failed_connection_is_counted_for_metrics(conf, bmc):
+    from baremetal.common import metrics
+
+    def count(name):
+        return metrics.REGISTRY.get_sample_value(name, {
+            'protocol': 'redfish', 'operation': 'connect'}) or 0
+    before = (count('baremetal_bmc_request_duration_seconds_count'),
+              count('baremetal_bmc_request_errors_total'))
+    with pytest.raises(exception.RedfishConnectionError):
+        client.get_system(_node(bmc.url), conf)
+    assert (count('baremetal_bmc_request_duration_seconds_count'),
+            count('baremetal_bmc_request_errors_total')) == \
+        (before[0] + 1, before[1] + 1)

@@ -14,6 +14,7 @@ from baremetal.api.routing import route
 from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import inventory as ipa_inventory
+from baremetal.common import metrics
 from baremetal.common import states
 from baremetal.db import api as db
 
@@ -40,6 +41,11 @@ def _config(token: str | None) -> dict:
 @route('GET', '/v1/lookup', min_version=versions.LOOKUP_HEARTBEAT,
        public=True)
 def lookup(req):
+    with metrics.agent_lookup():
+        return _lookup(req)
+
+
+def _lookup(req):
     addresses = [a.strip().lower() for a in
                  (req.params.get('addresses') or '').split(',')
                  if a.strip()]
@@ -147,6 +153,7 @@ def heartbeat(req, node):
                               'the agent got at lookup (API 1.62 or '
                               'later)')
     state.RPC.node_call(req.context, row, 'heartbeat', **fields)
+    metrics.agent_heartbeat(row['driver_internal_info'])
     return None
 
 

@@ -26,6 +26,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import agent_tokens
 from baremetal.common import json_depth
+from baremetal.common import metrics
 from baremetal.common import secrets
 
 LOG = log.getLogger(__name__)
@@ -100,6 +101,11 @@ class Client:
                  params: dict | None = None, body: dict | None = None
                  ) -> dict:
         self._check(command)
+        with metrics.agent_command(command, method):
+            return self._send(method, path, command, params, body)
+
+    def _send(self, method: str, path: str, command: str,
+              params: dict | None, body: dict | None) -> dict:
         query = dict(params or {})
         query['agent_token'] = self.token
         url = self.url + path

@@ -25,6 +25,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.drivers.modules import driver_info
 
 LOG = log.getLogger(__name__)
@@ -143,6 +144,10 @@ class BMC:
         """Run ``fn(pyghmi_command)`` against the BMC; ``what`` names
         the command in errors.  Raises IPMIFailure with the BMC's
         answer, or BMCConnectionError when it cannot be reached."""
+        with metrics.bmc_request('ipmi', what):
+            return self._call(what, fn)
+
+    def _call(self, what: str, fn: Callable[[Any], Any]) -> Any:
         conf = self.conf.ipmi
         deadline = time.monotonic() + conf.command_retry_timeout
         gate = _gate(self.info.key)

@@ -17,6 +17,7 @@ import urllib.parse
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.drivers.modules import driver_info
 
 LOG = log.getLogger(__name__)
@@ -132,7 +133,8 @@ def errors(node, info: Info, what: str):
     """sushy exceptions -> ours, naming the BMC and the request."""
     import sushy.exceptions as sx
     try:
-        yield
+        with metrics.bmc_request('redfish', what):
+            yield
     except sx.AccessError as e:
         forget(info)
         raise exception.RedfishError(
