@@ -3,6 +3,7 @@ BIOS, vendor passthru, clean steps."""
 
 
 from baremetal.api import collection
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import state
 from baremetal.api import versions
@@ -48,7 +49,8 @@ def set_maintenance(req, node):
     obj = nodes.get_node(req, node)
     obj.maintenance = True
     obj.maintenance_reason = reason
-    obj.save_unlocked()
+    with notify.crud(req, 'node', 'maintenance_set', obj):
+        obj.save_unlocked()
     return None
 
 
@@ -59,7 +61,8 @@ def clear_maintenance(req, node):
     obj.maintenance = False
     obj.maintenance_reason = None
     obj.fault = None
-    obj.save_unlocked()
+    with notify.crud(req, 'node', 'maintenance_set', obj):
+        obj.save_unlocked()
     return None
 
 
