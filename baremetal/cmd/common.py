@@ -61,7 +61,8 @@ def parse_args(argv: list[str] | None, prog: str) -> None:
     # agent tokens ride in the query of every URL the conductor asks the
     # agent; nothing logged, ours or a library's, may show one
     masked_logging.install()
-    notifications.setup(CONF)
+    if prog != 'baremetal-dbsync':
+        notifications.setup(CONF)
 
 
 def database_url(create_dir: bool = True) -> str:

@@ -16,6 +16,7 @@ Ironic, notifications may be lost; consumers must not count on each.
 
 import atexit
 import queue
+import sys
 import threading
 import time
 from typing import Any
@@ -130,14 +131,19 @@ def setup(conf, notifier=None) -> None:
 
 
 def _notifier(conf):
+    if 'eventlet' in sys.modules and sys.modules['eventlet'] is None:
+        # baremetal-server keeps eventlet out (cmd/server.py); oslo.messaging
+        # needs it importable (through oslo.service), not monkey-patched:
+        # with notifications on, the server pays its import (~20 MiB)
+        del sys.modules['eventlet']
     import oslo_messaging as messaging
     transport = messaging.get_notification_transport(conf)
     # Ironic also needs [oslo_messaging_notifications]driver set; here
     # setting notification_level is enough (an explicit driver, e.g.
     # "log" or "noop", is honoured)
-    drivers = conf.oslo_messaging_notifications.driver or ['messagingv2']
+    configured = conf.oslo_messaging_notifications.driver
     return messaging.Notifier(
-        transport, driver=drivers,
+        transport, driver=None if configured else 'messagingv2',
         topics=conf.versioned_notifications_topics)
 
 
