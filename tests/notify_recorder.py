@@ -23,6 +23,14 @@ class Recorder:
                 if uuid is None or
                 m['payload']['ironic_object.data'].get('uuid') == uuid]
 
+    def clear(self) -> None:
+        notifications.drain()
+        self.sent.clear()
+
+    def messages(self) -> list[dict]:
+        notifications.drain()
+        return list(self.sent)
+
     def last(self, event_type: str) -> dict:
         notifications.drain()
         return [m for m in self.sent if m['event_type'] == event_type][-1]

@@ -71,9 +71,6 @@ CRUD_PAYLOADS = {
         'created_at', 'updated_at')),
     'deploy_template': ('DeployTemplateCRUDPayload', '1.0', (
         'created_at', 'extra', 'name', 'steps', 'updated_at', 'uuid')),
-    'runbook': ('RunbookCRUDPayload', '1.1', (
-        'created_at', 'description', 'disable_ramdisk', 'extra', 'name',
-        'owner', 'public', 'steps', 'traits', 'updated_at', 'uuid')),
 }
 
 # the object part of a CRUD event type, as Ironic spells it on the wire
@@ -87,8 +84,7 @@ _DICTS = frozenset(('extra', 'properties', 'local_link_connection',
                     'instance_info', 'driver_info', 'driver_internal_info'))
 _LISTS = frozenset(('traits', 'candidate_nodes', 'steps'))
 _DEFAULTS = {'available_for_dynamic_portgroup': True,
-             'is_smartnic': False, 'dynamic_portgroup': False,
-             'disable_ramdisk': False, 'public': False}
+             'is_smartnic': False, 'dynamic_portgroup': False}
 
 
 def isotime(value: Any) -> Any:
