@@ -112,8 +112,9 @@ notification_opts = [
                     'service sends to the message bus '
                     '([oslo_messaging_notifications]transport_url, else '
                     '[DEFAULT]transport_url). Unset (the default): none '
-                    'is sent, and no hook costs more than one attribute '
-                    'check. Notifications are sent from a thread of their '
+                    'is sent and the hooks cost next to nothing (an '
+                    'attribute check). Notifications are sent from a '
+                    'thread of their '
                     'own and never delay the operation they report; they '
                     'may be lost (bus down for long).'),
     cfg.ListOpt('versioned_notifications_topics',
