@@ -1,7 +1,7 @@
 """The API's notifications (Ironic's ironic-api ones): create, update
 and delete of nodes, ports, port groups, chassis, allocations, deploy
-templates (and a node's traits: a node update, as Ironic), and a
-node's maintenance_set.
+templates, volume connectors and targets (and a node's traits: a node
+update, as Ironic), and a node's maintenance_set.
 
 ``with notify.crud(req, 'port', 'update', row) as n:`` around the write
 sends ``baremetal.port.update.start`` with ``row`` on entry,

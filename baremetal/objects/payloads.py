@@ -71,6 +71,12 @@ CRUD_PAYLOADS = {
         'created_at', 'updated_at')),
     'deploy_template': ('DeployTemplateCRUDPayload', '1.0', (
         'created_at', 'extra', 'name', 'steps', 'updated_at', 'uuid')),
+    'volumeconnector': ('VolumeConnectorCRUDPayload', '1.0', (
+        'extra', 'type', 'connector_id', 'node_uuid', 'created_at',
+        'updated_at', 'uuid')),
+    'volumetarget': ('VolumeTargetCRUDPayload', '1.0', (
+        'boot_index', 'extra', 'node_uuid', 'properties', 'volume_id',
+        'volume_type', 'created_at', 'updated_at', 'uuid')),
 }
 
 # the object part of a CRUD event type, as Ironic spells it on the wire
@@ -146,7 +152,11 @@ def crud(resource: str, row: dict) -> dict:
     API view: the row with the derived fields (node_uuid, steps, ...)
     merged in."""
     name, version, fields = CRUD_PAYLOADS[resource]
-    return envelope(name, version, {f: _value(row, f) for f in fields})
+    data = {f: _value(row, f) for f in fields}
+    if resource == 'volumetarget':
+        # CHAP secrets (auth_password) out; Ironic sends them as stored
+        data['properties'] = secrets.mask_secrets(data['properties'])
+    return envelope(name, version, data)
 
 
 def event_type(obj: str, action: str, status: str) -> str:

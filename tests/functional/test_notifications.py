@@ -5,7 +5,8 @@ of its own), an oslo.messaging notification listener in this process.
 
 One node goes through create, update, maintenance on and off, manage,
 provide, power on and off, deploy, undeploy and delete, with chassis,
-port, port group, allocation and deploy template CRUD beside it; each
+volume connector and target, port, port group, allocation and deploy
+template CRUD beside it; each
 step's notifications are checked against Ironic's documentation
 (admin/notifications.rst and its payload classes): event types in
 order, publisher, priority, payload object name, namespace, version,
@@ -79,11 +80,19 @@ PAYLOADS = {
     'DeployTemplateCRUDPayload': ('1.0', dict(
         created_at='T', extra='D', name='S!', steps='L!', updated_at='T',
         uuid='U!')),
+    'VolumeConnectorCRUDPayload': ('1.0', dict(
+        extra='D', type='S', connector_id='S', node_uuid='U!',
+        created_at='T', updated_at='T', uuid='U!')),
+    'VolumeTargetCRUDPayload': ('1.0', dict(
+        boot_index='I', extra='D', node_uuid='U!', properties='D',
+        volume_id='S', volume_type='S', created_at='T', updated_at='T',
+        uuid='U!')),
 }
 
 _CHECK = {'S': lambda v: isinstance(v, str),
           'B': lambda v: isinstance(v, bool),
           'D': lambda v: isinstance(v, dict),
+          'I': lambda v: isinstance(v, int) and not isinstance(v, bool),
           'L': lambda v: isinstance(v, list),
           'T': lambda v: isinstance(v, str) and bool(ISO.match(v)),
           'U': lambda v: isinstance(v, str) and bool(UUID.match(v))}
@@ -299,6 +308,29 @@ def test_notifications_of_a_nodes_life_on_rabbitmq(bus):
             ('baremetal.node.power_set.end', 'NodeSetPowerStatePayload')])
         assert [data(m)['to_power'] for m in got] == [target, target]
         assert data(got[1])['power_state'] == target
+
+    for kind, body, payload in (
+            ('connectors', {'type': 'iqn', 'connector_id': 'iqn.2017-05.x'},
+             'VolumeConnectorCRUDPayload'),
+            ('targets', {'volume_type': 'iscsi', 'volume_id': 'v1',
+                         'boot_index': 0,
+                         'properties': {'auth_password': 'chap'}},
+             'VolumeTargetCRUDPayload')):
+        what = 'volume' + kind[:-1]
+        vol = ok(*call(ep, 'POST', '/v1/volume/%s' % kind,
+                       dict(body, node_uuid=u)))
+        got = expect(col, crud(what, payload, 'create'))
+        assert (data(got[1])['uuid'], data(got[1])['node_uuid']) == \
+            (vol['uuid'], u)
+        if kind == 'targets':
+            assert data(got[1])['properties'] == {
+                'auth_password': '******'}
+        ok(*call(ep, 'PATCH', '/v1/volume/%s/%s' % (kind, vol['uuid']),
+                 [{'op': 'add', 'path': '/extra/k', 'value': 'v'}]))
+        got = expect(col, crud(what, payload, 'update'))
+        assert data(got[1])['extra'] == {'k': 'v'}
+        ok(*call(ep, 'DELETE', '/v1/volume/%s/%s' % (kind, vol['uuid'])))
+        expect(col, crud(what, payload, 'delete'))
 
     port = ok(*call(ep, 'POST', '/v1/ports', {
         'node_uuid': u, 'address': '52:54:00:aa:bb:01'}))

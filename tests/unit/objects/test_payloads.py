@@ -110,6 +110,12 @@ def test_aware_datetimes_are_written_in_utc():
       'updated_at'}),
     ('deploy_template', 'DeployTemplateCRUDPayload', '1.0',
      {'created_at', 'extra', 'name', 'steps', 'updated_at', 'uuid'}),
+    ('volumeconnector', 'VolumeConnectorCRUDPayload', '1.0',
+     {'extra', 'type', 'connector_id', 'node_uuid', 'created_at',
+      'updated_at', 'uuid'}),
+    ('volumetarget', 'VolumeTargetCRUDPayload', '1.0',
+     {'boot_index', 'extra', 'node_uuid', 'properties', 'volume_id',
+      'volume_type', 'created_at', 'updated_at', 'uuid'}),
 ])
 def test_crud_payloads_carry_exactly_ironics_fields(resource, name,
                                                     version, fields):
@@ -127,6 +133,12 @@ def test_crud_payload_defaults_for_missing_values():
     assert d['available_for_dynamic_portgroup'] is True
     d = _data(payloads.crud('allocation', {'uuid': 'u'}))
     assert d['traits'] == [] and d['candidate_nodes'] == []
+
+
+def test_volume_target_secrets_are_masked():
+    d = _data(payloads.crud('volumetarget', {'uuid': 'u', 'properties': {
+        'auth_password': 'chap', 'target_lun': 1}}))
+    assert d['properties'] == {'auth_password': '******', 'target_lun': 1}
 
 
 def test_event_types_as_ironic_sends_them():
