@@ -134,21 +134,29 @@ def test_console_set_start_and_end(notified):  # noqa: F811
     assert end['ironic_object.data']['console_enabled'] is True
 
 
-def test_a_broken_bus_never_fails_the_operation(notified):  # noqa: F811
+def test_a_broken_bus_never_fails_the_operation(notified,  # noqa: F811
+                                                caplog):
     h, rec = notified
     rec.fail = True
     n = h.create_node()
     _states(h, n['uuid'], 'manage', 'manageable')
     notifications.drain()
     assert rec.sent == []
+    assert 'Could not send notification ' \
+        'baremetal.node.provision_set.end' in caplog.text
 
 
 def test_error_level_sends_only_error_events(notified):  # noqa: F811
     h, rec = notified
-    h.request('GET', '/v1')  # any request: the level is read at setup
     from baremetal import conf
     conf.CONF.set_override('notification_level', 'error')
     notifications.setup(conf.CONF, notifier=rec)
     n = h.create_node()
     _states(h, n['uuid'], 'manage', 'manageable')
     assert rec.events() == []
+    with task_manager.acquire(h.conductor, n['uuid'], shared=False):
+        st, _, _ = h.request('PATCH', '/v1/nodes/%s' % n['uuid'], [
+            {'op': 'add', 'path': '/extra/a', 'value': 1}])
+    assert st == 409
+    assert [(m['event_type'], m['priority']) for m in rec.messages()] == \
+        [('baremetal.node.update.error', 'error')]
