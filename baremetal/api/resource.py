@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baremetal.api import collection
+from baremetal.api import notify
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import versions
@@ -171,7 +172,8 @@ class Resource:
         self.check_ident(ident, names=False)
         row = db.get(self.table, ident, self.not_found,
                      **{self.not_found_key: ident})
-        db.delete(self.table, row['id'])
+        with notify.crud(req, self.singular, 'delete', row, self.derive):
+            db.delete(self.table, row['id'])
 
 
 def extra_of(value) -> dict:

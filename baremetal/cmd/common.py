@@ -12,6 +12,7 @@ from oslo_log import log
 
 from baremetal import conf as baremetal_conf
 from baremetal.common import masked_logging
+from baremetal.common import notifications
 from baremetal.conf import database as database_conf
 from baremetal.db import api as db
 from baremetal.db import migration
@@ -60,6 +61,8 @@ def parse_args(argv: list[str] | None, prog: str) -> None:
     # agent tokens ride in the query of every URL the conductor asks the
     # agent; nothing logged, ours or a library's, may show one
     masked_logging.install()
+    if prog != 'baremetal-dbsync':
+        notifications.setup(CONF)
 
 
 def database_url(create_dir: bool = True) -> str:

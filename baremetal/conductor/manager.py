@@ -19,6 +19,7 @@ from baremetal.conductor import bios
 from baremetal.conductor import cleaning
 from baremetal.conductor import deployments
 from baremetal.conductor import inspection
+from baremetal.conductor import notify
 from baremetal.conductor import power
 from baremetal.conductor import rescuing
 from baremetal.conductor import servicing
@@ -397,11 +398,12 @@ class ConductorManager:
                          ) -> None:
         with self._acquire(node_id, purpose='console') as task:
             task.driver.console.validate(task)
-            if enabled:
-                task.driver.console.start_console(task)
-            else:
-                task.driver.console.stop_console(task)
-            task.node.console_enabled = enabled
+            with notify.console_set(task):
+                if enabled:
+                    task.driver.console.start_console(task)
+                else:
+                    task.driver.console.stop_console(task)
+                task.node.console_enabled = enabled
 
     def get_console_information(self, context, node_id: str) -> dict:
         with self._acquire(node_id, shared=True, purpose='console') as t:

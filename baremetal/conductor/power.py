@@ -3,7 +3,9 @@
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import notifications
 from baremetal.common import states
+from baremetal.conductor import notify
 from baremetal.drivers.modules import boot_modes
 from baremetal.objects import history
 
@@ -15,6 +17,8 @@ _REBOOTS = (states.REBOOT, states.SOFT_REBOOT)
 def change(task, new_state: str, timeout: int | None = None) -> None:
     """Worker: switch power; target_power_state returns to None."""
     node = task.node
+    if notifications.ON:
+        notify.power_set(task, 'start', new_state)
     try:
         if new_state in _REBOOTS:
             if new_state == states.SOFT_REBOOT:
@@ -38,6 +42,9 @@ def change(task, new_state: str, timeout: int | None = None) -> None:
             LOG.exception('Node %s: power driver raised', node.uuid)
     finally:
         node.target_power_state = None
+        if notifications.ON:
+            notify.power_set(task, 'error' if node.last_error else 'end',
+                             new_state)
 
 
 def target_for(new_state: str) -> str:
@@ -80,6 +87,8 @@ def sync_one(task, failures: dict, max_retries: int) -> None:
         LOG.info('Node %s: power state is %s (database said %s); '
                  'recording it', node.uuid, actual, node.power_state)
         task.upgrade_lock()
+        if notifications.ON:   # sent once saved, from the recorded state
+            notify.power_corrected(task, task.node.power_state)
         task.node.power_state = actual
         # the machine (re)started or stopped outside our control: its
         # boot mode may have changed too (API 1.75)

@@ -23,8 +23,10 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
+from baremetal.common import notifications
 from baremetal.common import state_machine
 from baremetal.conductor import inspection_rules
+from baremetal.conductor import notify
 from baremetal.db import api as db
 from baremetal import objects
 from baremetal.objects import history
@@ -33,6 +35,8 @@ LOG = log.getLogger(__name__)
 
 
 class TaskManager:
+    _notes: list | None = None     # notifications waiting for a save
+
     def __init__(self, conductor, node_id: Any, shared: bool = True,
                  purpose: str = 'unspecified action',
                  node_row: dict | None = None) -> None:
@@ -80,6 +84,8 @@ class TaskManager:
         # DatabaseUnavailable leaves the task unreleased (see _release_later)
         released = db.release_node(self.conductor.host, self.node.id, values)
         self.released = True
+        if self._notes:
+            notify.flush(self, saved=save)
         if not released:
             LOG.warning('Node %s: reservation by %s was already gone when '
                         'releasing it after %s', self.node.uuid,
@@ -120,6 +126,8 @@ class TaskManager:
         node.provision_updated_at = db.utcnow()
         if last_error is not ...:
             node.last_error = last_error
+        if notifications.ON:
+            notify.provision_changed(self, event)
         if callback is not None:
             self.spawn_after(callback, *call_args, **(call_kwargs or {}))
 
@@ -209,6 +217,8 @@ class TaskManager:
             except exception.DatabaseUnavailable:
                 self._release_later(save=False)
             raise
+        if self._notes:
+            notify.flush(self)
         self.conductor.workers.start(self._run, fn, args, kwargs)
 
     def _run(self, fn, args, kwargs) -> None:
@@ -233,6 +243,8 @@ class TaskManager:
                 except exception.DatabaseUnavailable:
                     self._release_later()
                 else:
+                    if self._notes:
+                        notify.flush(self)
                     self._run(fn2, args2, kwargs2)
             else:
                 try:

@@ -97,9 +97,39 @@ opts = [
 ]
 
 
+# Ironic's names and default, so that its consumers find them
+notification_opts = [
+    cfg.StrOpt('notification_level',
+               choices=[('debug', 'send every notification'),
+                        ('info', 'send info, warning, error and critical '
+                         'ones (every start, end and success event)'),
+                        ('warning', 'send warning, error and critical '
+                         'ones'),
+                        ('error', 'send error and critical ones (the '
+                         '*.error events)'),
+                        ('critical', 'send critical ones only')],
+               help='Lowest priority of the versioned notifications this '
+                    'service sends to the message bus '
+                    '([oslo_messaging_notifications]transport_url, else '
+                    '[DEFAULT]transport_url). Unset (the default): none '
+                    'is sent and the hooks cost next to nothing (an '
+                    'attribute check). Notifications are sent from a '
+                    'thread of their '
+                    'own and never delay the operation they report; they '
+                    'may be lost (bus down for long).'),
+    cfg.ListOpt('versioned_notifications_topics',
+                default=['ironic_versioned_notifications'],
+                help='Topics the versioned notifications go to, each '
+                     'receiving all of them (as <topic>.<priority>). The '
+                     'default is the one consumers written for Ironic '
+                     'listen on; add a topic to give another consumer a '
+                     'queue of its own.'),
+]
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    conf.register_opts(opts + _iface_opts())
+    conf.register_opts(opts + _iface_opts() + notification_opts)
 
 
 def list_opts():
-    return opts + _iface_opts()
+    return opts + _iface_opts() + notification_opts

@@ -4,6 +4,7 @@
 import re
 
 from baremetal.api import collection
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import state
@@ -137,6 +138,12 @@ def create_allocation(req):
         node_id = node['id']
         if values['resource_class'] is None:
             values['resource_class'] = node['resource_class']
+    with notify.crud(req, 'allocation', 'create', values, _derive) as n:
+        row = n.done(_create(req, values, node_id))
+    return RES.created(req, row)
+
+
+def _create(req, values: dict, node_id: int | None) -> dict:
     row = db.create(A, values)
     if node_id is not None:
         try:
@@ -156,7 +163,7 @@ def create_allocation(req):
             raise
         # answered as created, state "allocating" (as Ironic does), even
         # when the worker was quicker than this response
-    return RES.created(req, row)
+    return row
 
 
 @route('PATCH', '/v1/allocations/{ident}',
@@ -175,8 +182,10 @@ def patch_allocation(req, ident):
     if 'extra' in changes:
         values['extra'] = resource.extra_of(changes['extra'])
     if values:
-        db.update(A, row['id'], values)
-        row = RES.get_row(req, row['uuid'])
+        with notify.crud(req, 'allocation', 'update', dict(row, **values),
+                         _derive) as n:
+            db.update(A, row['id'], values)
+            row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
 
@@ -184,7 +193,12 @@ def patch_allocation(req, ident):
        min_version=versions.ALLOCATIONS)
 def delete_allocation(req, ident):
     policy.authorize(req, 'baremetal:allocation:delete')
-    allocating.release(RES.get_row(req, ident))
+    _release(req, RES.get_row(req, ident))
+
+
+def _release(req, row: dict) -> None:
+    with notify.crud(req, 'allocation', 'delete', row, _derive):
+        allocating.release(row)
 
 
 def _node_allocation(req, node) -> dict:
@@ -212,4 +226,4 @@ def get_node_allocation(req, node):
        min_version=versions.ALLOCATIONS)
 def delete_node_allocation(req, node):
     policy.authorize(req, 'baremetal:allocation:delete')
-    allocating.release(_node_allocation(req, node))
+    _release(req, _node_allocation(req, node))

@@ -1,5 +1,6 @@
 """/v1/chassis."""
 
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api.controllers.v1 import nodes
@@ -61,7 +62,10 @@ def create_chassis(req):
     policy.authorize(req, 'baremetal:chassis:create')
     body = req.json_object()
     RES.check_body(req, body, {'uuid', 'description', 'extra'})
-    return RES.created(req, db.create(C, _check(dict(body))))
+    values = _check(dict(body))
+    with notify.crud(req, 'chassis', 'create', values) as n:
+        row = n.done(db.create(C, values))
+    return RES.created(req, row)
 
 
 @route('PATCH', '/v1/chassis/{chassis}')
@@ -70,8 +74,11 @@ def patch_chassis(req, chassis):
     row = RES.get_row(req, chassis)
     changes = RES.patched(req, row)
     if changes:
-        db.update(C, row['id'], _check(changes))
-        row = RES.get_row(req, row['uuid'])
+        values = _check(changes)
+        with notify.crud(req, 'chassis', 'update', dict(row, **values)
+                         ) as n:
+            db.update(C, row['id'], values)
+            row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
 
@@ -82,4 +89,5 @@ def delete_chassis(req, chassis):
     if db.count(db.NODES, (db.NODES.c.chassis_id == row['id'],)):
         raise exception.InvalidState(
             reason='Chassis %s contains nodes.' % row['uuid'])
-    db.delete(C, row['id'])
+    with notify.crud(req, 'chassis', 'delete', row):
+        db.delete(C, row['id'])

@@ -1,6 +1,7 @@
 """/v1/deploy_templates (1.55): named step lists matched by node traits."""
 
 
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import step_lists
@@ -48,10 +49,18 @@ def create_template(req):
     extra = resource.extra_of(body.get('extra'))
     if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
         raise exception.InvalidUUID(uuid=body['uuid'])
-    row = db.create(DT, {'uuid': body.get('uuid'), 'name': body['name'],
-                         'extra': extra})
-    STEPS.save(row['id'], steps)
+    values = {'uuid': body.get('uuid'), 'name': body['name'],
+              'extra': extra}
+    with notify.crud(req, 'deploy_template', 'create', values,
+                     _given(steps)) as n:
+        row = n.done(db.create(DT, values))
+        STEPS.save(row['id'], steps)
     return RES.created(req, row)
+
+
+def _given(steps: list[dict]):
+    """A ``derive`` showing ``steps`` (not yet stored) as the steps."""
+    return lambda rows: lambda r: {'steps': steps}
 
 
 @route('PATCH', '/v1/deploy_templates/{template}',
@@ -69,8 +78,11 @@ def patch_template(req, template):
     steps = STEPS.check_steps(changes['steps'], 'deploy',
                               require_priority=True) \
         if 'steps' in changes else None
-    STEPS.update(row['id'], values, steps)
-    row = RES.get_row(req, row['uuid'])
+    with notify.crud(req, 'deploy_template', 'update', dict(row, **values),
+                     STEPS.derive if steps is None else _given(steps)
+                     ) as n:
+        STEPS.update(row['id'], values, steps)
+        row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
 
@@ -79,4 +91,5 @@ def patch_template(req, template):
 def delete_template(req, template):
     policy.authorize(req, 'baremetal:deploy_template:delete')
     row = RES.get_row(req, template)
-    STEPS.delete(row['id'])
+    with notify.crud(req, 'deploy_template', 'delete', row, STEPS.derive):
+        STEPS.delete(row['id'])

@@ -3,6 +3,7 @@ BIOS, vendor passthru, clean steps."""
 
 
 from baremetal.api import collection
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import state
 from baremetal.api import versions
@@ -48,7 +49,8 @@ def set_maintenance(req, node):
     obj = nodes.get_node(req, node)
     obj.maintenance = True
     obj.maintenance_reason = reason
-    obj.save_unlocked()
+    with notify.crud(req, 'node', 'maintenance_set', obj):
+        obj.save_unlocked()
     return None
 
 
@@ -59,7 +61,8 @@ def clear_maintenance(req, node):
     obj.maintenance = False
     obj.maintenance_reason = None
     obj.fault = None
-    obj.save_unlocked()
+    with notify.crud(req, 'node', 'maintenance_set', obj):
+        obj.save_unlocked()
     return None
 
 
@@ -180,7 +183,8 @@ def set_traits(req, node):
             err='A node may have at most %d traits' % _MAX_TRAITS)
     row = nodes.get_row(req, node)
     _locked_check(row)
-    db.set_node_traits(row['id'], wanted)
+    with notify.crud(req, 'node', 'update', row):
+        db.set_node_traits(row['id'], wanted)
     return None
 
 
@@ -195,7 +199,8 @@ def add_trait(req, node, trait):
     if trait not in have and len(have) >= _MAX_TRAITS:
         raise exception.InvalidParameterValue(
             err='A node may have at most %d traits' % _MAX_TRAITS)
-    db.add_node_trait(row['id'], trait)
+    with notify.crud(req, 'node', 'update', row):
+        db.add_node_trait(row['id'], trait)
     req.response_headers['Location'] = req.link('nodes', row['uuid'],
                                                 'traits', trait)['href']
     return None
@@ -207,7 +212,8 @@ def delete_traits(req, node):
     policy.authorize(req, 'baremetal:node:traits:delete')
     row = nodes.get_row(req, node)
     _locked_check(row)
-    db.set_node_traits(row['id'], [])
+    with notify.crud(req, 'node', 'update', row):
+        db.set_node_traits(row['id'], [])
     return None
 
 
@@ -217,8 +223,10 @@ def delete_trait(req, node, trait):
     policy.authorize(req, 'baremetal:node:traits:delete')
     row = nodes.get_row(req, node)
     _locked_check(row)
-    if not db.delete_node_trait(row['id'], trait):
-        raise exception.NodeTraitNotFound(node_id=row['uuid'], trait=trait)
+    with notify.crud(req, 'node', 'update', row):
+        if not db.delete_node_trait(row['id'], trait):
+            raise exception.NodeTraitNotFound(node_id=row['uuid'],
+                                              trait=trait)
     return None
 
 

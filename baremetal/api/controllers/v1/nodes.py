@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from baremetal.api import collection
 from baremetal.api import hardware
+from baremetal.api import notify
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import versions
@@ -271,7 +272,8 @@ def post(req):
         raise exception.InvalidState(
             reason='Protected can only be set in the active or rescue '
                    'state')
-    row = db.create(N, values)
+    with notify.crud(req, 'node', 'create', values) as n:
+        row = n.done(db.create(N, values))
     req.response_headers['Location'] = req.link('nodes', row['uuid'])[
         'href']
     visible = node_view.visible_fields(req.version)
@@ -326,7 +328,8 @@ def patch(req, node):
     _name_from_display_name(obj, changes)
     for k, v in changes.items():
         setattr(obj, k, v)
-    obj.save_unlocked()
+    with notify.crud(req, 'node', 'update', obj):
+        obj.save_unlocked()
     return node_view.render(req, obj.as_dict(), visible, sub_links=True)
 
 
@@ -441,10 +444,11 @@ def delete(req, node):
                    'are: %s, or set the node into maintenance mode'
             % (row['uuid'], row['provision_state'],
                ', '.join(sorted(state_machine.DELETE_ALLOWED_STATES))))
-    if not db.destroy_node(row['id'], only_unreserved=True):
-        fresh = db.get_node(row['id'], ('uuid', 'reservation'))
-        raise exception.NodeLocked(node=fresh['uuid'],
-                                   host=fresh['reservation'])
+    with notify.crud(req, 'node', 'delete', row):
+        if not db.destroy_node(row['id'], only_unreserved=True):
+            fresh = db.get_node(row['id'], ('uuid', 'reservation'))
+            raise exception.NodeLocked(node=fresh['uuid'],
+                                       host=fresh['reservation'])
     return None
 
 

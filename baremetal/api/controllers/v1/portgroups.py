@@ -7,6 +7,7 @@ import re
 import sqlalchemy as sa
 
 from baremetal.api import patching
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
@@ -167,7 +168,10 @@ def create_portgroup(req):
     RES.check_body(req, body, CREATE)
     if 'node_uuid' not in body:
         raise exception.MissingParameterValue(err='"node_uuid" is required')
-    return RES.created(req, db.create(PG, _check(body)))
+    values = _check(body)
+    with notify.crud(req, 'portgroup', 'create', values, _derive) as n:
+        row = n.done(db.create(PG, values))
+    return RES.created(req, row)
 
 
 @route('PATCH', '/v1/portgroups/{pg}', min_version=versions.PORTGROUPS)
@@ -177,11 +181,13 @@ def patch_portgroup(req, pg):
     changes = RES.patched(req, row, mandatory=('node_uuid',))
     if changes:
         values = _check(changes)
-        db.update(PG, row['id'], values)
-        if 'physical_network' in values:
-            port_physnets.set_for_group(row['id'],
-                                        values['physical_network'])
-        row = RES.get_row(req, row['uuid'])
+        with notify.crud(req, 'portgroup', 'update', dict(row, **values),
+                         _derive) as n:
+            db.update(PG, row['id'], values)
+            if 'physical_network' in values:
+                port_physnets.set_for_group(row['id'],
+                                            values['physical_network'])
+            row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
 
@@ -194,4 +200,5 @@ def delete_portgroup(req, pg):
         raise exception.InvalidState(
             reason='Port group %s still has ports; remove them from it '
                    'first' % row['uuid'])
-    db.delete(PG, row['id'])
+    with notify.crud(req, 'portgroup', 'delete', row, _derive):
+        db.delete(PG, row['id'])

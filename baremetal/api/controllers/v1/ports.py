@@ -5,6 +5,7 @@ import re
 import sqlalchemy as sa
 
 from baremetal.api import patching
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
@@ -330,7 +331,9 @@ def create_port(req):
     if values.get('portgroup_id'):
         port_physnets.check_member(values['portgroup_id'],
                                    values.get('physical_network'))
-    return RES.created(req, db.create(P, values))
+    with notify.crud(req, 'port', 'create', values, _derive) as n:
+        row = n.done(db.create(P, values))
+    return RES.created(req, row)
 
 
 @route('PATCH', '/v1/ports/{port}')
@@ -342,8 +345,11 @@ def patch_port(req, port):
         smartnic = changes.get('is_smartnic', row.get('is_smartnic'))
         values = _check_values(req, changes, bool(smartnic))
         _check_physnet_change(req, row, values)
-        db.update(P, row['id'], values)
-        row = db.get(P, row['id'], exception.PortNotFound, port=port)
+        with notify.crud(req, 'port', 'update',
+                         dict(row, **values), _derive) as n:
+            db.update(P, row['id'], values)
+            row = n.done(db.get(P, row['id'], exception.PortNotFound,
+                                port=port))
     return RES.view(req, row)
 
 

@@ -3,6 +3,7 @@
 
 import time
 
+from baremetal.api import notify
 from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api import versions
@@ -121,6 +122,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
     base = '/v1/%s' % res.name
     minv = versions.VOLUME
     noun = kind[:-1]                # 'connector', 'target'
+    what = 'volume' + noun          # in notifications: Ironic's names
 
     def filters(req):
         node = req.params.get('node')
@@ -156,7 +158,9 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
                 err='Missing mandatory field(s): %s' % ', '.join(missing))
         values = _check(body, kind)
         _node_may_change(values['node_id'], None)
-        return res.created(req, db.create(res.table, values))
+        with notify.crud(req, what, 'create', values, _derive) as n:
+            row = n.done(db.create(res.table, values))
+        return res.created(req, row)
 
     @route('PATCH', base + '/{ident}', min_version=minv)
     def patch(req, ident):
@@ -165,8 +169,11 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         changes = res.patched(req, row, mandatory=required)
         if changes:
             _node_may_change(row['node_id'], 'volume %s update' % noun)
-            db.update(res.table, row['id'], _check(changes, kind))
-            row = res.get_row(req, row['uuid'])
+            values = _check(changes, kind)
+            with notify.crud(req, what, 'update', dict(row, **values),
+                             _derive) as n:
+                db.update(res.table, row['id'], values)
+                row = n.done(res.get_row(req, row['uuid']))
         return res.render(req, [row], res.visible(req.version))[0]
 
     @route('DELETE', base + '/{ident}', status=204, min_version=minv)
@@ -175,7 +182,8 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         res.check_ident(ident, names=False)
         row = res.get_row(req, ident)
         _node_may_change(row['node_id'], 'volume %s deletion' % noun)
-        db.delete(res.table, row['id'])
+        with notify.crud(req, what, 'delete', row, _derive):
+            db.delete(res.table, row['id'])
 
 
 _register(CONNECTORS, 'connectors', ('type', 'connector_id', 'node_uuid'))
