@@ -6,10 +6,12 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import glance
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import pxe
 from baremetal.conf import redfish
+from baremetal.conf import service_user
 
 GROUP_MODULES = {
     'DEFAULT': default,
@@ -18,10 +20,12 @@ GROUP_MODULES = {
     'conductor': conductor,
     'database': database,
     'deploy': deploy,
+    'glance': glance,
     'inspection_rules': inspection_rules,
     'ipmi': ipmi,
     'pxe': pxe,
     'redfish': redfish,
+    'service_user': service_user,
 }
 
 
