@@ -4,8 +4,11 @@ on a free loopback port by tests/glance_wsgi.py, started and stopped by
 PID.
 
 Without ``keystone`` Glance runs without authentication (every request
-is an admin's); with a tests.keystone_service fixture it validates
-tokens with keystonemiddleware.  ``requests()`` lists what Glance
+is an admin's); with a started tests.keystone_service.Keystone it
+validates tokens with keystonemiddleware as Keystone's ``service`` user,
+the fixture's own requests carry that user's token (roles admin and
+service in project ``service``), and ``register(keystone)`` puts Glance
+in Keystone's catalog (service type ``image``).  ``requests()`` lists what Glance
 answered (``METHOD PATH STATUS``), for tests that count downloads.
 """
 
@@ -57,10 +60,7 @@ def _ini(sections: dict) -> str:
 
 
 class Glance:
-    """One Glance API process.  ``keystone``: an object with ``url``
-    (Keystone's public endpoint) and ``service_user`` (a dict with
-    username, password, project_name of a user holding the service and
-    admin roles) whose token Glance's keystonemiddleware uses."""
+    """One Glance API process, behind ``keystone`` when given."""
 
     def __init__(self, tmp, keystone=None) -> None:
         self.dir = os.path.join(str(tmp), 'glance')
@@ -122,17 +122,8 @@ class Glance:
                             'enforce_scope': 'false'},
         }
         if self.keystone is not None:
-            user = self.keystone.service_user
             conf['paste_deploy']['flavor'] = 'keystone'
-            conf['keystone_authtoken'] = {
-                'www_authenticate_uri': self.keystone.url,
-                'auth_url': self.keystone.url, 'auth_type': 'password',
-                'username': user['username'],
-                'password': user['password'],
-                'project_name': user['project_name'],
-                'user_domain_name': 'Default',
-                'project_domain_name': 'Default',
-                'service_token_roles_required': 'true'}
+            conf['keystone_authtoken'] = self.keystone.authtoken_conf()
         return conf
 
     def _wait(self, timeout: float = 120) -> None:
@@ -186,7 +177,7 @@ class Glance:
                                      method=method)
         req.add_header('Content-Type', content_type)
         if token is None and self.keystone is not None:
-            token = self.keystone.admin_token()
+            token = self.keystone.token('service')
         if token:
             req.add_header('X-Auth-Token', token)
         try:
@@ -219,6 +210,22 @@ class Glance:
         status, image = self._call('GET', '/v2/images/%s' % image_id)
         assert status == 200, (status, image)
         return image
+
+    def register(self, keystone) -> None:
+        """Glance as the catalog's ``image`` service (public and
+        internal endpoints)."""
+        admin = keystone.token('system-admin')
+
+        def call(method, path, body):
+            st, out, _ = keystone.request(method, path, body, admin)
+            assert st < 400, (method, path, st, out)
+            return out
+        service = call('POST', '/services', {'service': {
+            'type': 'image', 'name': 'glance'}})['service']['id']
+        for interface in ('public', 'internal'):
+            call('POST', '/endpoints', {'endpoint': {
+                'service_id': service, 'interface': interface,
+                'url': self.url, 'region_id': 'RegionOne'}})
 
     def stored_file(self, image_id: str) -> str:
         """Where the file store keeps the image's data."""

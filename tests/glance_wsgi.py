@@ -15,6 +15,9 @@ import threading
 
 def main() -> None:
     port, request_log = int(sys.argv[1]), sys.argv[2]
+    # imported now: Glance's exit handler builds a thread pool, which
+    # cannot import this module once the interpreter is shutting down
+    import concurrent.futures.thread  # noqa: F401
     from cheroot import wsgi
 
     from glance.common import wsgi_app

@@ -485,8 +485,8 @@ class DirectDeploy(AgentBase):
         super().validate(task)
         if task.node.provision_state not in _NOT_DEPLOYING:
             info = image_info(task)
-            local = image_cache.local_path(info['urls'][0])
-            if local is not None:
+            if 'glance_image' in info or \
+                    image_cache.local_path(info['urls'][0]) is not None:
                 http_files.root(task.conductor.conf)   # publishable
             configdrive.check((task.node.instance_info or {}).get(
                 'configdrive'))
