@@ -8,8 +8,8 @@ is an admin's); with a started tests.keystone_service.Keystone it
 validates tokens with keystonemiddleware as Keystone's ``service`` user,
 the fixture's own requests carry that user's token (roles admin and
 service in project ``service``), and ``register(keystone)`` puts Glance
-in Keystone's catalog (service type ``image``).  ``requests()`` lists what Glance
-answered (``METHOD PATH STATUS``), for tests that count downloads.
+in Keystone's catalog (service type ``image``).  ``requests()`` lists
+what Glance answered (``METHOD PATH STATUS``), for tests that count downloads.
 """
 
 import hashlib
@@ -234,3 +234,7 @@ class Glance:
 
 def sha512(data: bytes) -> str:
     return hashlib.sha512(data).hexdigest()
+
+
+# an image UUID no Glance of these tests holds
+UNUSED_UUID = '1e2c3b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b'

@@ -316,3 +316,27 @@ def test_the_cache_evicts_the_least_recently_used_image(server, glance,
     assert 'glance-' + second['id'] in names
     assert not [n for n in names if first['id'] in n], names
     _undeploy(server, node)
+
+
+def test_glance_unreachable_refuses_the_deploy_with_400(tmp_path):
+    """[glance] pointing at a port nobody listens on (auth_type none,
+    endpoint_override): the deploy request is refused, naming Glance and
+    where it was looked for; the node stays available."""
+    dead = 'http://127.0.0.1:%d' % processes.free_port()
+    conf = processes.base_conf(
+        tmp_path, conductor={'automated_clean': 'false'},
+        glance={'auth_type': 'none', 'endpoint_override': dead})
+    conf['DEFAULT'].update({'enabled_deploy_interfaces': ['fake', 'direct'],
+                            'enabled_boot_interfaces': ['fake']})
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port())
+    svc.start()
+    try:
+        node = _available(svc, image_source=glance_service.UNUSED_UUID)
+        body = _provision(svc, node, 'active', status=400)
+        msg = body['error_message']
+        assert 'Image service (Glance) could not be asked' in msg, msg
+        assert dead in msg, msg
+        assert bs.node(svc, node)['provision_state'] == 'available'
+    finally:
+        assert svc.stop() == 0, svc.log()

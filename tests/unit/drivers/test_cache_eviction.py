@@ -23,7 +23,7 @@ def _entry(directory, name, size, used_at):
 def test_least_recently_used_entries_go_first(tmp_path):
     now = time.time()
     a = _entry(tmp_path, 'a', MiB, now - 300)
-    b = _entry(tmp_path, 'b', MiB, now - 100)
+    _entry(tmp_path, 'b', MiB, now - 100)
     c = _entry(tmp_path, 'c', MiB, now - 200)
     removed = cache_eviction.evict(str(tmp_path), 2 * MiB)
     assert removed == [a]
