@@ -9,7 +9,8 @@ validates tokens with keystonemiddleware as Keystone's ``service`` user,
 the fixture's own requests carry that user's token (roles admin and
 service in project ``service``), and ``register(keystone)`` puts Glance
 in Keystone's catalog (service type ``image``).  ``requests()`` lists
-what Glance answered (``METHOD PATH STATUS``), for tests that count downloads.
+what Glance answered (``METHOD PATH STATUS SERVICE_TOKEN``), for tests
+that count downloads.
 """
 
 import hashlib

@@ -4,8 +4,9 @@ Run by tests/glance_service.py with the Python of Glance's own venv
 (tools/glance-venv), never baremetal's: ``python glance_wsgi.py PORT
 REQUEST_LOG``.  Glance reads its configuration from
 ``$OS_GLANCE_CONFIG_DIR``.  Each request is appended to REQUEST_LOG as
-``METHOD PATH STATUS`` once answered, so that tests can count what the
-conductor asked of Glance.
+``METHOD PATH STATUS SERVICE_TOKEN`` once answered (SERVICE_TOKEN:
+``service-token`` when the request carried an X-Service-Token, else
+``-``), so that tests can count what the conductor asked of Glance.
 """
 
 import signal
@@ -27,9 +28,11 @@ def main() -> None:
     def logged(environ, start_response):
         def start(status, headers, exc_info=None):
             with lock, open(request_log, 'a') as f:
-                f.write('%s %s %s\n' % (environ['REQUEST_METHOD'],
-                                        environ.get('PATH_INFO', ''),
-                                        status.split()[0]))
+                f.write('%s %s %s %s\n' % (
+                    environ['REQUEST_METHOD'], environ.get('PATH_INFO', ''),
+                    status.split()[0],
+                    'service-token' if environ.get('HTTP_X_SERVICE_TOKEN')
+                    else '-'))
             return start_response(status, headers, exc_info)
         return app(environ, start)
 

@@ -188,6 +188,7 @@ def test_a_glance_image_is_served_from_the_cache_and_fetched_once(
         server, glance, agent):
     data = _data(b'public image ')
     image = glance.create_image(data, visibility='public')
+    uploaded = len(glance.requests())
     node = _available(server, image_source=image['id'])
     info, served = _deploy(server, agent, node)
 
@@ -198,6 +199,10 @@ def test_a_glance_image_is_served_from_the_cache_and_fetched_once(
     assert hashlib.sha512(served).hexdigest() == image['os_hash_value']
     assert served == data
     assert _downloads(glance, image['id']) == 1
+    # every request of the conductor carried the [service_user] token
+    # too (the fixture's own did not)
+    mine = [r for r in glance.requests()[uploaded:] if image['id'] in r]
+    assert mine and all(r.endswith(' service-token') for r in mine), mine
     # instance_info filled from Glance, as Ironic's
     ii = bs.node(server, node)['instance_info']
     assert ii['image_disk_format'] == 'raw'
