@@ -323,14 +323,12 @@ def test_the_cache_evicts_the_least_recently_used_image(server, glance,
     _undeploy(server, node)
 
 
-def test_glance_unreachable_refuses_the_deploy_with_400(tmp_path):
-    """[glance] pointing at a port nobody listens on (auth_type none,
-    endpoint_override): the deploy request is refused, naming Glance and
-    where it was looked for; the node stays available."""
-    dead = 'http://127.0.0.1:%d' % processes.free_port()
+def _refused_by(tmp_path, glance_conf: dict, words: list[str]):
+    """A server with ``glance_conf`` as [glance] refuses a deploy of a
+    Glance image with 400 naming ``words``; the node stays available."""
     conf = processes.base_conf(
         tmp_path, conductor={'automated_clean': 'false'},
-        glance={'auth_type': 'none', 'endpoint_override': dead})
+        glance=glance_conf)
     conf['DEFAULT'].update({'enabled_deploy_interfaces': ['fake', 'direct'],
                             'enabled_boot_interfaces': ['fake']})
     svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
@@ -341,7 +339,24 @@ def test_glance_unreachable_refuses_the_deploy_with_400(tmp_path):
         body = _provision(svc, node, 'active', status=400)
         msg = body['error_message']
         assert 'Image service (Glance) could not be asked' in msg, msg
-        assert dead in msg, msg
+        for word in words:
+            assert word in msg, msg
         assert bs.node(svc, node)['provision_state'] == 'available'
     finally:
         assert svc.stop() == 0, svc.log()
+
+
+def test_glance_unreachable_refuses_the_deploy_with_400(tmp_path):
+    """[glance] pointing at a port nobody listens on (auth_type none,
+    endpoint_override): refused, naming where Glance was looked for."""
+    dead = 'http://127.0.0.1:%d' % processes.free_port()
+    _refused_by(tmp_path, {'auth_type': 'none', 'endpoint_override': dead},
+                [dead])
+
+
+def test_credentials_keystone_refuses_refuse_the_deploy_with_400(
+        tmp_path, keystone, glance):
+    creds = {k: v for k, v in keystone.authtoken_conf().items() if k in (
+        'auth_type', 'auth_url', 'username', 'user_domain_name',
+        'project_name', 'project_domain_name')}
+    _refused_by(tmp_path, dict(creds, password='wrong'), ['401'])
