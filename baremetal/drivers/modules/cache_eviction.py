@@ -12,8 +12,10 @@ is in use:
   deploy or boot that published it withdraws it.
 
 Files beside an entry whose names start with the entry's name and a dot
-(``<entry>.json``) are its metadata and go with it; temporary files of
-a download in progress (``tmp*``) are neither counted nor removed.
+(``<entry>.json``) are its metadata and go with it.  Temporary files of
+a download or build in progress (``tmp*``) are not counted; one left
+unchanged for a day (by a conductor that died while writing it) is
+removed.
 """
 
 import contextlib
@@ -55,18 +57,24 @@ def touch(path: str) -> None:
     os.utime(path, ns=(time.time_ns(), st.st_mtime_ns))
 
 
+STALE_TMP = 24 * 3600
+
+
 def _entries(directory: str) -> list[tuple[float, int, str]]:
-    """(last use, size, path) of each cache entry."""
-    out = []
+    """(last use, size, path) of each cache entry; stale temporary files
+    removed on the way."""
+    out: list[tuple[float, int, str]] = []
     try:
-        names = os.listdir(directory)
+        names = set(os.listdir(directory))
     except FileNotFoundError:
         return out
     for name in names:
-        if name.startswith('tmp') or '.' in name.lstrip('.') and \
-                name.rsplit('.', 1)[0] in names:
-            continue            # a download, or an entry's metadata
         path = os.path.join(directory, name)
+        if name.startswith('tmp'):
+            _remove_if_stale(path)
+            continue
+        if '.' in name and name.rsplit('.', 1)[0] in names:
+            continue            # an entry's metadata
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -74,6 +82,14 @@ def _entries(directory: str) -> list[tuple[float, int, str]]:
         if os.path.isfile(path):
             out.append((st.st_atime, st.st_size, path))
     return out
+
+
+def _remove_if_stale(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        if time.time() - os.stat(path).st_mtime > STALE_TMP:
+            LOG.info('Removing %s, left by a download or build that '
+                     'never ended', path)
+            os.unlink(path)
 
 
 def in_use(path: str) -> bool:

@@ -94,5 +94,16 @@ def test_downloads_in_progress_are_neither_counted_nor_removed(tmp_path):
     assert tmp.exists() and os.path.exists(a)
 
 
+def test_a_temporary_file_left_for_a_day_is_removed(tmp_path):
+    old = tmp_path / 'tmpold'
+    old.write_bytes(b'y')
+    day_ago = time.time() - cache_eviction.STALE_TMP - 60
+    os.utime(old, (day_ago, day_ago))
+    fresh = tmp_path / 'tmpfresh'
+    fresh.write_bytes(b'y')
+    cache_eviction.evict(str(tmp_path), 0)
+    assert not old.exists() and fresh.exists()
+
+
 def test_a_missing_directory_is_an_empty_cache(tmp_path):
     assert cache_eviction.evict(str(tmp_path / 'none'), 0) == []
