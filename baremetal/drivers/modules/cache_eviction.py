@@ -18,6 +18,7 @@ unchanged for a day (by a conductor that died while writing it) is
 removed.
 """
 
+import collections.abc
 import contextlib
 import os
 import threading
@@ -32,7 +33,7 @@ _PINS: dict[str, int] = {}
 
 
 @contextlib.contextmanager
-def pinned(path: str):
+def pinned(path: str) -> collections.abc.Iterator[str]:
     """``path`` is not evicted while the block runs."""
     path = os.path.realpath(path)
     with _LOCK:

@@ -8,6 +8,7 @@ data.  The only module that talks to Glance; its errors become
 
 import threading
 import time
+import typing
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
@@ -110,7 +111,6 @@ class Client:
             raise exception.GlanceUnavailable(
                 image=image_id, reason='its answer is not a JSON object')
         _raise_for(image_id, resp)
-        raise AssertionError('unreachable')
 
     def members(self, image_id: str) -> list[dict]:
         """The projects a shared image is shared with ([] when Glance
@@ -149,7 +149,7 @@ def _reason(adapter, e: Exception) -> str:
     return '%s: %s' % (where, text[:300])
 
 
-def _raise_for(image_id: str, resp) -> None:
+def _raise_for(image_id: str, resp) -> typing.NoReturn:
     status = resp.status_code
     if status == 404:
         raise exception.GlanceImageUnusable(

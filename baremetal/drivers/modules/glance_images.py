@@ -21,6 +21,7 @@ write instance_info of a node no project owns), and always the project
 of the conductor's own [glance] credentials (as Ironic 39 allows).
 """
 
+import collections.abc
 import contextlib
 import hashlib
 import json
@@ -28,6 +29,7 @@ import os
 import tempfile
 import threading
 import time
+import typing
 
 from oslo_log import log
 from oslo_utils import uuidutils
@@ -83,7 +85,7 @@ def describe(conf, node) -> dict:
     client = glance_client.get(conf)
     image = client.show(uuid)
 
-    def refuse(reason: str):
+    def refuse(reason: str) -> typing.NoReturn:
         raise exception.GlanceImageUnusable(
             image=uuid, reason='%s (node %s)' % (reason, node.uuid))
 
@@ -108,7 +110,9 @@ def describe(conf, node) -> dict:
     return image
 
 
-def _check_access(client, node, image: dict, refuse) -> None:
+def _check_access(client, node, image: dict,
+                  refuse: collections.abc.Callable[[str], typing.NoReturn]
+                  ) -> None:
     visibility = image.get('visibility')
     if visibility in ('public', 'community'):
         return
@@ -162,7 +166,7 @@ def _limit(conf) -> int:
 
 
 @contextlib.contextmanager
-def cached(conf, image: dict):
+def cached(conf, image: dict) -> collections.abc.Iterator[str]:
     """The path of a checked copy of ``image`` in the image cache,
     downloaded from Glance unless a copy matching Glance's hash is
     there; not evicted while the block runs (publish it inside)."""
