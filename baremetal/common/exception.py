@@ -386,3 +386,15 @@ class ImageDownloadFailed(BaremetalException):
 class ImageChecksumError(ImageDownloadFailed):
     _msg_fmt = ('The checksum of %(url)s does not match: expected '
                 '%(algo)s %(expected)s, got %(actual)s')
+
+
+class GlanceImageUnusable(Invalid):
+    """A Glance image a node cannot be deployed with: unknown, not
+    active, not the project's, of a format the agent cannot write."""
+
+    _msg_fmt = 'Glance image %(image)s cannot be deployed: %(reason)s'
+
+
+class GlanceUnavailable(Invalid):
+    _msg_fmt = ('The Image service (Glance) could not be asked about '
+                'image %(image)s: %(reason)s')

@@ -8,14 +8,16 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import glance
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
+from baremetal.conf import service_user
 
 CONF = cfg.CONF
 
-for _mod in (default, agent, api, conductor, database, deploy,
-             inspection_rules, ipmi, metrics, pxe, redfish):
+for _mod in (default, agent, api, conductor, database, deploy, glance,
+             inspection_rules, ipmi, metrics, pxe, redfish, service_user):
     _mod.register_opts(CONF)

@@ -143,6 +143,20 @@ opts = [
                      '[DEFAULT]state_path (database, certificates, '
                      'caches) out of the list. Empty: no local files at '
                      'all, only http(s):// URLs.'),
+    cfg.IntOpt('image_cache_size', default=20480, min=0,
+               help='MiB the conductor\'s image cache '
+                    '($state_path/images: Glance images it serves to '
+                    'agents, deploy kernels and ramdisks) may hold. Past '
+                    'it, the least recently used images are removed, '
+                    'except those a deploy is serving or fetching (they '
+                    'go once it is done). 0: no image is kept after '
+                    'use. A larger cache saves downloads from Glance; '
+                    'it needs the disk space.'),
+    cfg.IntOpt('iso_cache_size', default=4096, min=0,
+               help='MiB the virtual media ISO cache ($state_path/isos) '
+                    'may hold; past it, the least recently used ISOs no '
+                    'BMC is being served are removed (rebuilt when asked '
+                    'for again).'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for running '
                     'work before it hands its nodes back.'),

@@ -6,11 +6,13 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import glance
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
+from baremetal.conf import service_user
 
 GROUP_MODULES = {
     'DEFAULT': default,
@@ -19,11 +21,13 @@ GROUP_MODULES = {
     'conductor': conductor,
     'database': database,
     'deploy': deploy,
+    'glance': glance,
     'inspection_rules': inspection_rules,
     'ipmi': ipmi,
     'metrics': metrics,
     'pxe': pxe,
     'redfish': redfish,
+    'service_user': service_user,
 }
 
 

@@ -1,6 +1,7 @@
 import pytest
 
 from tests.functional import processes
+from tests.keystone_service import keystone  # noqa: F401  (fixture)
 
 
 @pytest.fixture(scope='module')

@@ -6,6 +6,8 @@ efi_image.MENU_PATHS.  Written with pycdlib (no external mkisofs).
 
 ISOs are cached by content under ``$state_path/isos``: one built for the
 same kernel, initramfs and parameters is reused, whichever node asked.
+The cache is bounded by [conductor]iso_cache_size: past it, the least
+recently used ISOs that no BMC is being served go (cache_eviction.py).
 """
 
 import hashlib
@@ -14,6 +16,7 @@ import tempfile
 import threading
 
 from baremetal.common import exception
+from baremetal.drivers.modules import cache_eviction
 from baremetal.drivers.modules import efi_image
 from baremetal.drivers.modules import image_cache
 
@@ -65,10 +68,12 @@ def build(conf, kernel: str, ramdisk: str, params: str,
         image_cache.content_key(esp) if esp else '')).encode()
     ).hexdigest()
     target = os.path.join(_dir(conf), key + '.iso')
-    with _LOCK:
-        if os.path.exists(target):
-            return target
-        _write(conf, kernel, ramdisk, params, target, esp)
+    with _LOCK, cache_eviction.pinned(target):
+        if not os.path.exists(target):
+            _write(conf, kernel, ramdisk, params, target, esp)
+        cache_eviction.touch(target)
+        cache_eviction.evict(_dir(conf),
+                             conf.conductor.iso_cache_size * (1 << 20))
     return target
 
 

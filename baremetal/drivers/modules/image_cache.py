@@ -32,6 +32,7 @@ import requests
 import urllib3
 
 from baremetal.common import exception
+from baremetal.drivers.modules import cache_eviction
 from baremetal.drivers.modules import local_files
 
 _LOCKS: dict[str, threading.Lock] = {}
@@ -170,6 +171,7 @@ def fetch(conf, source: str, checksum: str | None = None,
                 _write_meta(target, {
                     'source': source, 'etag': resp.headers.get('ETag'),
                     'last_modified': resp.headers.get('Last-Modified')})
+        cache_eviction.touch(target)    # recently used: evicted last
     return target
 
 

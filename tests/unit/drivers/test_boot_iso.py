@@ -285,3 +285,25 @@ def test_validate_of_a_uefi_node_names_the_packages_and_options(
     assert status == 200, body
     _, v, _ = redfish_api.request('GET', path)
     assert v['boot']['result'] is True, v['boot']
+
+
+@needs_isolinux
+def test_the_iso_cache_keeps_to_its_size(conf, images, tmp_path):
+    """iso_cache_size 0: an ISO no BMC is served goes when the next one
+    is built; one published (linked under http_root) stays."""
+    conf.set_override('iso_cache_size', 0, group='conductor')
+    first = boot_iso.build(conf, str(images / 'kernel'),
+                           str(images / 'initrd'), 'a=1')
+    served = tmp_path / 'served.iso'
+    os.link(first, served)                  # a BMC is being served it
+    second = boot_iso.build(conf, str(images / 'kernel'),
+                            str(images / 'initrd'), 'a=2')
+    assert os.path.exists(first) and os.path.exists(second)
+    os.unlink(served)                       # withdrawn
+    third = boot_iso.build(conf, str(images / 'kernel'),
+                           str(images / 'initrd'), 'a=3')
+    assert not os.path.exists(first) and not os.path.exists(second)
+    assert os.path.exists(third)
+    # a reused ISO is the most recently used one
+    assert boot_iso.build(conf, str(images / 'kernel'),
+                          str(images / 'initrd'), 'a=3') == third

@@ -109,6 +109,57 @@ def test_an_image_on_the_conductor_is_served_to_the_agent(
     assert e.value.code == 404
 
 
+def test_a_glance_image_is_served_to_the_agent_without_a_checksum(
+        api, agent, monkeypatch):
+    """image_source a Glance UUID, nothing else: hash, format and size
+    come from Glance, the image from the conductor's cache."""
+    from baremetal.drivers.modules import glance_client
+    from tests.unit.drivers import test_glance_images as fake
+    glance = fake.FakeGlance(fake._image(visibility='private',
+                                         owner='p1'))
+    monkeypatch.setattr(glance_client, 'get', lambda conf: glance)
+    uuid = _available(api, agent, image_source=fake.UUID,
+                      project_id='p1')
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'wait call-back')
+    agent.polls_until_done = 10**6
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'wait call-back')
+    assert node['deploy_step']['step'] == 'write_image'
+    info = agent.received[0]['params']['image_info']
+    assert info['id'] == fake.UUID and 'glance_image' not in info
+    assert (info['os_hash_algo'], info['os_hash_value']) == (
+        'sha512', glance.image['os_hash_value'])
+    assert re.search(r'/images/%s-[0-9a-f]{32}\.img$' % uuid,
+                     info['urls'][0])
+    with urllib.request.urlopen(info['urls'][0]) as resp:
+        assert resp.read() == fake.DATA
+    assert glance.downloads == 1
+    ii = node['instance_info']
+    assert ii['image_os_hash_value'] == glance.image['os_hash_value']
+    assert (ii['image_disk_format'], ii['image_size']) == (
+        'raw', len(fake.DATA))
+    api.provision(uuid, 'deleted')
+    api.conductor.workers.wait_idle(10)
+
+
+def test_a_glance_image_of_another_project_is_refused_up_front(
+        api, agent, monkeypatch):
+    from baremetal.drivers.modules import glance_client
+    from tests.unit.drivers import test_glance_images as fake
+    glance = fake.FakeGlance(fake._image(visibility='private',
+                                         owner='p1'))
+    monkeypatch.setattr(glance_client, 'get', lambda conf: glance)
+    uuid = _available(api, agent, image_source='glance://' + fake.UUID,
+                      project_id='p2')
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid, {'target': 'active'})
+    assert status == 400, body
+    assert 'private image of project p1' in harness.error_message(body)
+    assert api.node(uuid)['provision_state'] == 'available'
+    assert agent.received == [] and glance.downloads == 0
+
+
 @pytest.mark.parametrize('how', ['dot-dot', 'symlink', 'system'])
 def test_a_local_image_outside_the_allowed_paths_is_refused_up_front(
         api, agent, tmp_path, tmp_path_factory, how):

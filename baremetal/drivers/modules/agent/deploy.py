@@ -31,6 +31,7 @@ from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import configdrive
+from baremetal.drivers.modules import glance_images
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
 from baremetal.drivers.modules.agent import client as agent_client
@@ -430,6 +431,8 @@ def image_info(task) -> dict:
             'Node %s asks for a partition image (instance_info kernel/'
             'ramdisk or image_type partition); only whole-disk images '
             'are supported: deploy a whole-disk image' % node.uuid)
+    if glance_images.is_glance(source):
+        return _glance_image_info(task)
     algo, value = _checksum(task, ii)
     fmt = ii.get('image_disk_format')
     if fmt not in (None, 'raw', 'qcow2'):
@@ -443,6 +446,25 @@ def image_info(task) -> dict:
             'os_hash_value': value, 'disk_format': fmt,
             'container_format': 'bare', 'image_type': 'whole-disk-image',
             'stream_raw_images': True, 'node_uuid': node.uuid}
+
+
+def _glance_image_info(task) -> dict:
+    """image_info of a Glance image: its record, checked (the image
+    record itself under ``glance_image``, for write_image; not sent)."""
+    node = task.node
+    conf = task.conductor.conf
+    image = glance_images.describe(conf, node)
+    algo, value = glance_images.expected_hash(image)
+    if algo == 'md5' and not conf.agent.allow_md5_checksum:
+        raise exception.InvalidParameterValue(
+            'Glance image %s of node %s has only an md5 checksum and '
+            '[agent]allow_md5_checksum is off' % (image['id'], node.uuid))
+    return {'id': image['id'], 'urls': [], 'os_hash_algo': algo,
+            'os_hash_value': value, 'checksum': image.get('checksum'),
+            'disk_format': image['disk_format'],
+            'container_format': image.get('container_format') or 'bare',
+            'image_type': 'whole-disk-image', 'stream_raw_images': True,
+            'node_uuid': node.uuid, 'glance_image': image}
 
 
 _HASH_LENGTHS = {32: 'md5', 64: 'sha256', 128: 'sha512'}
@@ -492,8 +514,8 @@ class DirectDeploy(AgentBase):
         super().validate(task)
         if task.node.provision_state not in _NOT_DEPLOYING:
             info = image_info(task)
-            local = image_cache.local_path(info['urls'][0])
-            if local is not None:
+            if 'glance_image' in info or \
+                    image_cache.local_path(info['urls'][0]) is not None:
                 http_files.root(task.conductor.conf)   # publishable
             configdrive.check((task.node.instance_info or {}).get(
                 'configdrive'))
@@ -514,7 +536,12 @@ class DirectDeploy(AgentBase):
         config drive."""
         node = task.node
         info = image_info(task)
-        local = image_cache.local_path(info['urls'][0])
+        glance_image = info.pop('glance_image', None)
+        if glance_image is not None:
+            _serve_glance_image(task, glance_image, info)
+            local = None
+        else:
+            local = image_cache.local_path(info['urls'][0])
         if local is not None:
             # the agent fetches it from the conductor's file server
             # under a name only the agent is told: the image may hold
@@ -561,6 +588,21 @@ class DirectDeploy(AgentBase):
         task.driver.boot.clean_up_instance(task)
         _withdraw_image(task)
         return states.DELETED
+
+
+def _serve_glance_image(task, image: dict, info: dict) -> None:
+    """Fetch the Glance image into the conductor's cache (once: a
+    checked copy there is reused) and publish it for the agent, under
+    a name only the agent is told; instance_info records what Glance
+    says of it, as Ironic's does."""
+    node = task.node
+    conf = task.conductor.conf
+    node.instance_info.update(glance_images.instance_info_fields(image))
+    _withdraw_image(task)
+    with glance_images.cached(conf, image) as path:
+        info['urls'] = [http_files.publish(
+            conf, path, 'images/%s-%s.img' % (node.uuid,
+                                              uuid.uuid4().hex))]
 
 
 def _withdraw_image(task) -> None:
