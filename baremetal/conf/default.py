@@ -21,7 +21,7 @@ _ENABLED_DEFAULTS = {
     'raid': ['no-raid', 'fake'],
     'rescue': ['no-rescue', 'fake', 'agent'],
     'storage': ['noop', 'fake'],
-    'vendor': ['no-vendor', 'fake'],
+    'vendor': ['no-vendor', 'fake', 'redfish'],
 }
 
 

@@ -19,6 +19,10 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         return ['redfish', 'no-bios']
 
     @property
+    def supported_vendor_interfaces(self):
+        return ['redfish', 'no-vendor']
+
+    @property
     def supported_inspect_interfaces(self):
         return ['redfish', 'no-inspect', 'agent']
 

@@ -12,7 +12,9 @@ wrapper subclasses it:
   that become current at the next power on or restart, as on real
   hardware; ``ResetBios`` restores the defaults at the next boot too;
 * memory size, CPU count, processors and simple storage disks, read
-  from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``).
+  from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
+* an EventService, which sushy-tools has none of
+  (tests/bmc/redfish_events.py).
 
 The state lives in a sqlite file under ``--state-dir``; use a fresh one.
 """
@@ -25,6 +27,8 @@ import time
 
 from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
+
+from tests.bmc import redfish_events
 
 DEFAULT_BIOS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                 'EmbeddedSata': 'Raid', 'NicBoot1': 'NetworkBoot'}
@@ -116,6 +120,7 @@ def main(argv=None):
     if args.auth_file:
         extra['SUSHY_EMULATOR_AUTH_FILE'] = args.auth_file
     emulator.app.configure(extra_config=extra)
+    redfish_events.install(emulator.app)
     emulator.app.run(host='127.0.0.1', port=args.port, threaded=True)
 
 

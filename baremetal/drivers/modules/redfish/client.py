@@ -203,3 +203,16 @@ def call(node, conf, what: str):
     info = parse(node, conf)
     with errors(node, info, what):
         yield
+
+
+def get_event_service(node, conf):
+    """The BMC's sushy EventService (one GET)."""
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'read the event service'):
+        return conn.get_event_service()
+
+
+def enum_values(values) -> set[str]:
+    """Strings of what sushy may give as enums (``EventType.ALERT``)."""
+    return {getattr(v, 'value', v) for v in values or ()}
