@@ -14,7 +14,10 @@ wrapper subclasses it:
 * memory size, CPU count, processors and simple storage disks, read
   from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
 * an EventService, which sushy-tools has none of
-  (tests/bmc/redfish_events.py).
+  (tests/bmc/redfish_events.py);
+* Storage and Drives from each fake system's ``storage`` (sushy-tools'
+  own static storage and drives), with RAID volumes the fake driver
+  cannot make (tests/bmc/redfish_volumes.py).
 
 The state lives in a sqlite file under ``--state-dir``; use a fresh one.
 """
@@ -29,6 +32,7 @@ from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
 
 from tests.bmc import redfish_events
+from tests.bmc import redfish_volumes
 
 DEFAULT_BIOS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                 'EmbeddedSata': 'Raid', 'NicBoot1': 'NetworkBoot'}
@@ -117,10 +121,12 @@ def main(argv=None):
              'SUSHY_EMULATOR_STATE_DIR': args.state_dir,
              'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
              'SUSHY_EMULATOR_LISTEN_PORT': args.port}
+    extra.update(redfish_volumes.storage_config(systems))
     if args.auth_file:
         extra['SUSHY_EMULATOR_AUTH_FILE'] = args.auth_file
     emulator.app.configure(extra_config=extra)
     redfish_events.install(emulator.app)
+    redfish_volumes.install(emulator.app)
     emulator.app.run(host='127.0.0.1', port=args.port, threaded=True)
 
 
