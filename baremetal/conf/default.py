@@ -13,7 +13,7 @@ _ENABLED_DEFAULTS = {
     'boot': ['fake', 'ipxe', 'redfish-virtual-media'],
     'console': ['no-console', 'fake'],
     'deploy': ['fake', 'direct', 'ramdisk'],
-    'firmware': ['no-firmware', 'fake'],
+    'firmware': ['no-firmware', 'fake', 'redfish'],
     'inspect': ['no-inspect', 'fake', 'redfish', 'agent'],
     'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],

@@ -19,6 +19,10 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         return ['redfish', 'no-bios']
 
     @property
+    def supported_firmware_interfaces(self):
+        return ['redfish', 'no-firmware']
+
+    @property
     def supported_raid_interfaces(self):
         return ['redfish', 'no-raid']
 

@@ -11,6 +11,8 @@ wrapper subclasses it:
 * BIOS attributes: ``PATCH .../BIOS/Settings`` stores pending settings
   that become current at the next power on or restart, as on real
   hardware; ``ResetBios`` restores the defaults at the next boot too;
+* firmware versions (``BiosVersion``, 1.0.0 at first), which
+  sushy-tools' own UpdateService bumps at each ``SimpleUpdate``;
 * memory size, CPU count, processors and simple storage disks, read
   from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
 * an EventService, which sushy-tools has none of
@@ -81,6 +83,17 @@ class TestDriver(fakedriver.FakeDriver):
 
     def reset_bios(self, identity):
         self._update(identity, bios_pending=dict(DEFAULT_BIOS))
+
+    def get_versions(self, identity):
+        # sushy-tools' own UpdateService.SimpleUpdate reads and bumps these
+        return dict(self._get(identity).get('versions')
+                    or {'BiosVersion': '1.0.0'})
+
+    def set_versions(self, identity, firmware_versions):
+        system = self._get(identity)
+        versions = self.get_versions(identity)
+        versions.update(firmware_versions)
+        self._update(system, versions=versions)
 
     def get_total_memory(self, identity):
         return self._get(identity).get('memory_gib')

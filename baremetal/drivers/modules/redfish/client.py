@@ -268,3 +268,21 @@ def task_outcome(node, conf, uri: str) -> str | None:
         return '; '.join(messages) or 'task %s ended in state %s' % (
             uri, state)
     return ''
+
+
+def simple_update(node, conf, url: str) -> str:
+    """``UpdateService.SimpleUpdate`` of the firmware at ``url``; the URI
+    of the task monitor the BMC answers.  The node's system is named as
+    the target when the BMC manages several (as Ironic does)."""
+    import sushy
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'update firmware from %s' % url):
+        service = conn.get_update_service()
+        many = len(conn.get_system_collection().members_identities) > 1
+        targets = [info.system_id] if many and info.system_id else None
+        protocol = sushy.UpdateTransferProtocolType(
+            'HTTPS' if url.lower().startswith('https:') else 'HTTP')
+        monitor = service.simple_update(url, targets=targets,
+                                        transfer_protocol=protocol)
+        return monitor.task_monitor_uri

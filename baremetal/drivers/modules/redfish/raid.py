@@ -330,7 +330,7 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
         node.raid_config = {
             'logical_disks': logical,
             'last_updated': str(datetime.datetime.now(
-                datetime.timezone.utc).replace(tzinfo=None))}
+                datetime.UTC).replace(tzinfo=None))}
         root = next((d for d in logical if d.get('is_root_volume')), None)
         if root is not None:
             props = dict(node.properties or {})
