@@ -140,6 +140,26 @@ def test_clean_builds_the_target_raid_config(server, bmc, system):
     ({'logical_disks': [{'size_gb': 'MAX', 'raid_level': '0'}]},
      "'physical_disks' is missing from logical_disk while "
      "'size_gb'='MAX' was requested"),
+    ({'logical_disks': [{'size_gb': 900, 'raid_level': '5'}]},
+     'no controller has 3 free physical disks'),
+    ({'logical_disks': [{'size_gb': 10, 'raid_level': '1',
+                         'controller': 'RAID.Other'}]},
+     'has no RAID controller RAID.Other'),
+])
+def test_a_config_redfish_cannot_build_fails_the_step_untouched(
+        server, bmc, target, message):
+    node = _node(server, bmc, BAD)
+    status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/raid' % node,
+                           target, version='1.12')
+    assert status == 204, body
+    got = _clean(server, node, 'create_configuration')
+    assert got['provision_state'] == 'clean failed'
+    assert message in got['last_error'], got['last_error']
+    assert _volumes(bmc, BAD) == []
+    assert not got['raid_config']
+
+
+@pytest.mark.parametrize('target, message', [
     ({'logical_disks': [{'size_gb': 10, 'raid_level': '0',
                          'is_root_volume': True},
                         {'size_gb': 10, 'raid_level': '0',
@@ -154,17 +174,13 @@ def test_clean_builds_the_target_raid_config(server, bmc, system):
                          'physical_disks': ['Disk.0', 'Disk.1']}]},
      "RAID config validation error: 'controller' is a dependency of "
      "'physical_disks'"),
-    ({'logical_disks': [{'size_gb': 900, 'raid_level': '5'}]},
-     'no controller has 3 free physical disks'),
 ])
-def test_a_config_redfish_cannot_build_fails_the_step_untouched(
-        server, bmc, target, message):
+def test_a_target_breaking_the_schema_is_refused(server, bmc, target,
+                                                 message):
     node = _node(server, bmc, BAD)
     status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/raid' % node,
                            target, version='1.12')
-    assert status == 204, body
-    got = _clean(server, node, 'create_configuration')
-    assert got['provision_state'] == 'clean failed'
-    assert message in got['last_error'], got['last_error']
-    assert _volumes(bmc, BAD) == []
-    assert not got['raid_config']
+    assert status == 400, body
+    assert message in body['error_message']
+    _, got = bs.http(server, 'GET', '/v1/nodes/%s' % node, version='1.12')
+    assert got['target_raid_config'] == {}
