@@ -287,9 +287,12 @@ def set_power_state(req, node):
 @route('PUT', '/v1/nodes/{node}/states/raid', status=204,
        min_version=versions.RAID)
 def set_raid_config(req, node):
-    """Ironic's RAID schema (common/raid_config.py) and its messages; an
-    empty object clears the target.  What a RAID interface cannot build
-    (a level, a controller) fails its step."""
+    """Set the node's target RAID configuration.
+
+    Checked with Ironic's RAID schema and messages
+    (common/raid_config.py); an empty object clears the target.  What a
+    RAID interface cannot build (a level, a controller) fails its
+    step."""
     policy.authorize(req, 'baremetal:node:set_raid_state')
     body = req.json_object()
     if body:
