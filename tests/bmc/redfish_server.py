@@ -69,6 +69,9 @@ class TestDriver(fakedriver.FakeDriver):
                 changes['bios'] = system['bios_pending']
                 changes['bios_pending'] = None
             self._update(system, **changes)
+            if pending['power_state'] == 'On':
+                # RAID changes waiting for a reset are applied now
+                redfish_volumes.system_reset(system['uuid'])
         return system
 
     def get_bios(self, identity):

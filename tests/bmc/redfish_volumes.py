@@ -14,7 +14,13 @@ replaces the emulator's two Volumes views with these:
 * a system whose JSON says ``"raid_tasks": true`` answers POST and
   DELETE with 202 and a task monitor (``/redfish/v1/TaskMonitors/<n>``)
   that reports the task running for ``TASK_SECONDS`` and then done; the
-  change shows only once the task is done.
+  change shows only once the task is done;
+* one that says ``"raid_on_reset": true`` offers only ``OnReset`` in its
+  Volumes' ``@Redfish.OperationApplyTimeSupport``, refuses a request
+  without ``@Redfish.OperationApplyTime: OnReset`` and answers 202 with a
+  task that ends when the system next powers on or restarts
+  (tests/bmc/redfish_server.py calls ``system_reset``), which applies the
+  change.
 
 Volumes live in memory (one emulator process per test module).
 """
@@ -33,6 +39,7 @@ RAID_TYPES = {'RAID0': (1, lambda n: n), 'RAID1': (2, lambda n: 1),
 
 _VOLUMES: dict[tuple[str, str], dict[str, dict]] = {}
 _TASKS: dict[str, dict] = {}
+_AT_RESET: dict[str, list] = {}   # system uuid -> task ids
 _LOCK = threading.Lock()
 _IDS = itertools.count(1)
 tasks = flask.Blueprint('TaskMonitors', __name__,
@@ -64,6 +71,22 @@ def _run_later(change) -> str:
     return '/redfish/v1/TaskMonitors/%s' % ident
 
 
+def _at_reset(uuid, change) -> str:
+    """A task that applies ``change`` when the system resets."""
+    ident = str(next(_IDS))
+    with _LOCK:
+        _TASKS[ident] = {'done_at': float('inf'), 'change': change}
+        _AT_RESET.setdefault(uuid, []).append(ident)
+    return '/redfish/v1/TaskMonitors/%s' % ident
+
+
+def system_reset(uuid) -> None:
+    """The system powered on or restarted: its OnReset tasks end."""
+    with _LOCK:
+        for ident in _AT_RESET.pop(uuid, []):
+            _TASKS[ident]['done_at'] = 0
+
+
 @tasks.route('/<ident>', methods=['GET'])
 def task_monitor(ident):
     with _LOCK:
@@ -91,13 +114,20 @@ def _volumes_view(app):
         if flask.request.method == 'GET':
             with _LOCK:
                 ids = sorted(_VOLUMES.get(key, {}), key=int)
+            extra = ({'@Redfish.OperationApplyTimeSupport': {
+                'SupportedValues': ['OnReset']}}
+                if system.get('raid_on_reset') else {})
             return flask.jsonify({
+                **extra,
                 '@odata.type': '#VolumeCollection.VolumeCollection',
                 '@odata.id': _base(identity, storage_id),
                 'Name': 'Volumes', 'Members@odata.count': len(ids),
                 'Members': [{'@odata.id': '%s/%s' % (
                     _base(identity, storage_id), i)} for i in ids]})
         body = flask.request.get_json(silent=True) or {}
+        refused = _needs_on_reset(system, body)
+        if refused:
+            return refused
         raid_type = body.get('RAIDType')
         if raid_type not in RAID_TYPES:
             return _error(400, 'RAIDType %r is not supported' % raid_type)
@@ -126,6 +156,8 @@ def _volumes_view(app):
             _VOLUMES.setdefault(key, {})[ident] = volume
 
         location = '%s/%s' % (_base(identity, storage_id), ident)
+        if system.get('raid_on_reset'):
+            return '', 202, {'Location': _at_reset(uuid, add)}
         if system.get('raid_tasks'):
             return '', 202, {'Location': _run_later(add)}
         with _LOCK:
@@ -145,6 +177,12 @@ def _volume_view(app):
         if flask.request.method == 'DELETE':
             def remove():
                 _VOLUMES.get(key, {}).pop(vol_id, None)
+            refused = _needs_on_reset(
+                system, flask.request.get_json(silent=True) or {})
+            if refused:
+                return refused
+            if system.get('raid_on_reset'):
+                return '', 202, {'Location': _at_reset(uuid, remove)}
             if system.get('raid_tasks'):
                 return '', 202, {'Location': _run_later(remove)}
             with _LOCK:
@@ -161,6 +199,13 @@ def _volume_view(app):
                                       identity, stg_id, d)}
                                  for d in v['drives']]}})
     return volume
+
+
+def _needs_on_reset(system, body):
+    if system.get('raid_on_reset') and \
+            body.get('@Redfish.OperationApplyTime') != 'OnReset':
+        return _error(400, 'this controller applies changes only OnReset')
+    return None
 
 
 def storage_config(systems: list[dict]) -> dict:

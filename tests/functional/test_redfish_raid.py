@@ -28,6 +28,7 @@ def _system(name, **extra):
 
 SYNC = _system('raid-sync')
 TASKS = _system('raid-tasks', raid_tasks=True)
+ON_RESET = _system('raid-on-reset', raid_on_reset=True)
 BAD = _system('raid-bad')
 TARGET = {'logical_disks': [
     {'size_gb': 50, 'raid_level': '1', 'is_root_volume': True},
@@ -45,7 +46,7 @@ def server(tmp_path_factory):
 @pytest.fixture(scope='module')
 def bmc(tmp_path_factory):
     b = fixtures.RedfishBMC(tmp_path_factory.mktemp('emulator'),
-                            [SYNC, TASKS, BAD])
+                            [SYNC, TASKS, ON_RESET, BAD])
     yield b
     b.stop()
 
@@ -94,7 +95,8 @@ def test_logical_disk_properties(server):
             'is_root_volume'} <= set(props)
 
 
-@pytest.mark.parametrize('system', [SYNC, TASKS], ids=['sync', 'tasks'])
+@pytest.mark.parametrize('system', [SYNC, TASKS, ON_RESET],
+                         ids=['sync', 'tasks', 'on-reset'])
 def test_clean_builds_the_target_raid_config(server, bmc, system):
     node = _node(server, bmc, system)
     status, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/raid' % node,
@@ -106,7 +108,11 @@ def test_clean_builds_the_target_raid_config(server, bmc, system):
                  'create_configuration', seen=seen)
     assert got['provision_state'] == 'manageable', got['last_error']
     # a BMC answering with tasks: the step waits until they are done
-    assert ('clean wait' in seen) == bool(system.get('raid_tasks')), seen
+    assert ('clean wait' in seen) == bool(
+        system.get('raid_tasks') or system.get('raid_on_reset')), seen
+    if system.get('raid_on_reset'):
+        # the controller built the volumes while the machine restarted
+        assert bmc.system(system['uuid'])['PowerState'] == 'On'
     disks = {d['name']: d for d in got['raid_config']['logical_disks']}
     root = disks.pop('%s-ld0' % node[:8])
     assert (root['raid_level'], root['size_gb'], root['controller'],
