@@ -310,6 +310,11 @@ class RedfishConnectionError(RedfishError):
     _msg_fmt = 'Redfish connection failed for node %(node)s: %(error)s'
 
 
+class RedfishSubscriptionNotFound(NotFound):
+    _msg_fmt = ('Redfish delete_subscription failed for subscription '
+                '%(id)s on node %(node)s. Error: %(error)s')
+
+
 class BMCConnectionError(HardwareError):
     _msg_fmt = 'Cannot reach the BMC of node %(node)s: %(error)s'
 

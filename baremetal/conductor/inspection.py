@@ -6,6 +6,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.conductor import firmware
 from baremetal.conductor import inspection_rules
 from baremetal.db import api as db
 from baremetal.objects import inventory as inventory_store
@@ -30,6 +31,8 @@ def start(task) -> None:
         task.process_event('wait')
         return
     node.inspection_finished_at = db.utcnow()
+    # what the hardware runs now (a failure to read is only logged)
+    firmware.cache(task)
     task.process_event('done')
 
 
@@ -58,6 +61,7 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
         task.process_event('fail')
         return
     node.inspection_finished_at = db.utcnow()
+    firmware.cache(task)
     task.process_event('done')
     LOG.info('Node %s: in-band inspection finished', node.uuid)
 

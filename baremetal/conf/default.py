@@ -13,15 +13,15 @@ _ENABLED_DEFAULTS = {
     'boot': ['fake', 'ipxe', 'redfish-virtual-media'],
     'console': ['no-console', 'fake'],
     'deploy': ['fake', 'direct', 'ramdisk'],
-    'firmware': ['no-firmware', 'fake'],
+    'firmware': ['no-firmware', 'fake', 'redfish'],
     'inspect': ['no-inspect', 'fake', 'redfish', 'agent'],
     'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],
     'power': ['fake', 'ipmi', 'ipmitool', 'redfish'],
-    'raid': ['no-raid', 'fake'],
+    'raid': ['no-raid', 'fake', 'redfish'],
     'rescue': ['no-rescue', 'fake', 'agent'],
     'storage': ['noop', 'fake'],
-    'vendor': ['no-vendor', 'fake'],
+    'vendor': ['no-vendor', 'fake', 'redfish'],
 }
 
 

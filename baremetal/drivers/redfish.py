@@ -19,6 +19,18 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         return ['redfish', 'no-bios']
 
     @property
+    def supported_firmware_interfaces(self):
+        return ['redfish', 'no-firmware']
+
+    @property
+    def supported_raid_interfaces(self):
+        return ['redfish', 'no-raid']
+
+    @property
+    def supported_vendor_interfaces(self):
+        return ['redfish', 'no-vendor']
+
+    @property
     def supported_inspect_interfaces(self):
         return ['redfish', 'no-inspect', 'agent']
 

@@ -114,13 +114,25 @@ class RedfishBMC(_Process):
     def address(self) -> str:
         return 'http://127.0.0.1:%d' % self.port
 
-    def get(self, path: str) -> dict:
+    def _auth(self) -> dict:
         token = base64.b64encode(
             ('%s:%s' % (self.user, self.password)).encode()).decode()
-        req = urllib.request.Request(
-            self.address + path, headers={'Authorization': 'Basic ' + token})
+        return {'Authorization': 'Basic ' + token}
+
+    def get(self, path: str) -> dict:
+        req = urllib.request.Request(self.address + path,
+                                     headers=self._auth())
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.load(r)
+
+    def post(self, path: str, body: dict) -> int:
+        """POST JSON straight to the BMC; its HTTP status."""
+        req = urllib.request.Request(
+            self.address + path, data=json.dumps(body).encode(),
+            method='POST', headers=dict(
+                self._auth(), **{'Content-Type': 'application/json'}))
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status
 
     def system(self, uuid: str) -> dict:
         return self.get('/redfish/v1/Systems/%s' % uuid)

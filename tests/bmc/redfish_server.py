@@ -11,8 +11,15 @@ wrapper subclasses it:
 * BIOS attributes: ``PATCH .../BIOS/Settings`` stores pending settings
   that become current at the next power on or restart, as on real
   hardware; ``ResetBios`` restores the defaults at the next boot too;
+* firmware versions (``BiosVersion``, 1.0.0 at first), which
+  sushy-tools' own UpdateService bumps at each ``SimpleUpdate``;
 * memory size, CPU count, processors and simple storage disks, read
-  from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``).
+  from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
+* an EventService, which sushy-tools has none of
+  (tests/bmc/redfish_events.py);
+* Storage and Drives from each fake system's ``storage`` (sushy-tools'
+  own static storage and drives), with RAID volumes the fake driver
+  cannot make (tests/bmc/redfish_volumes.py).
 
 The state lives in a sqlite file under ``--state-dir``; use a fresh one.
 """
@@ -25,6 +32,9 @@ import time
 
 from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
+
+from tests.bmc import redfish_events
+from tests.bmc import redfish_volumes
 
 DEFAULT_BIOS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
                 'EmbeddedSata': 'Raid', 'NicBoot1': 'NetworkBoot'}
@@ -59,6 +69,9 @@ class TestDriver(fakedriver.FakeDriver):
                 changes['bios'] = system['bios_pending']
                 changes['bios_pending'] = None
             self._update(system, **changes)
+            if pending['power_state'] == 'On':
+                # RAID changes waiting for a reset are applied now
+                redfish_volumes.system_reset(system['uuid'])
         return system
 
     def get_bios(self, identity):
@@ -73,6 +86,17 @@ class TestDriver(fakedriver.FakeDriver):
 
     def reset_bios(self, identity):
         self._update(identity, bios_pending=dict(DEFAULT_BIOS))
+
+    def get_versions(self, identity):
+        # sushy-tools' own UpdateService.SimpleUpdate reads and bumps these
+        return dict(self._get(identity).get('versions')
+                    or {'BiosVersion': '1.0.0'})
+
+    def set_versions(self, identity, firmware_versions):
+        system = self._get(identity)
+        versions = self.get_versions(identity)
+        versions.update(firmware_versions)
+        self._update(system, versions=versions)
 
     def get_total_memory(self, identity):
         return self._get(identity).get('memory_gib')
@@ -113,9 +137,12 @@ def main(argv=None):
              'SUSHY_EMULATOR_STATE_DIR': args.state_dir,
              'SUSHY_EMULATOR_LISTEN_IP': '127.0.0.1',
              'SUSHY_EMULATOR_LISTEN_PORT': args.port}
+    extra.update(redfish_volumes.storage_config(systems))
     if args.auth_file:
         extra['SUSHY_EMULATOR_AUTH_FILE'] = args.auth_file
     emulator.app.configure(extra_config=extra)
+    redfish_events.install(emulator.app)
+    redfish_volumes.install(emulator.app)
     emulator.app.run(host='127.0.0.1', port=args.port, threaded=True)
 
 

@@ -77,3 +77,85 @@ def test_a_failed_connection_is_counted_for_metrics(conf, bmc):
     assert (count('baremetal_bmc_request_duration_seconds_count'),
             count('baremetal_bmc_request_errors_total')) == \
         (before[0] + 1, before[1] + 1)
+
+
+class _Response:
+    def __init__(self, doc):
+        self.doc = doc
+        self.content = b'x' if doc is not None else b''
+
+    def json(self):
+        return self.doc
+
+
+class _Conn:
+    """What client.py asks of a sushy connection for tasks and
+    updates."""
+
+    def __init__(self, processing=False, doc=None, systems=1):
+        self.processing, self.doc = processing, doc
+        self.systems = systems
+        self.updates = []
+
+    def get_task_monitor(self, uri):
+        return types.SimpleNamespace(is_processing=self.processing,
+                                     response=_Response(self.doc))
+
+    def get_system_collection(self):
+        return types.SimpleNamespace(members_identities=[
+            '/redfish/v1/Systems/%d' % i for i in range(self.systems)])
+
+    def get_update_service(self):
+        conn = self
+
+        class _Service:
+            def simple_update(self, url, targets=None,
+                              transfer_protocol=None):
+                conn.updates.append((url, targets,
+                                     transfer_protocol.value))
+                return types.SimpleNamespace(task_monitor_uri='/tm/1')
+        return _Service()
+
+
+@pytest.mark.parametrize('processing, doc, outcome', [
+    (True, None, None),
+    (False, None, ''),
+    (False, {'TaskState': 'Completed', 'TaskStatus': 'OK'}, ''),
+    (False, {'TaskState': 'Running'}, None),
+    (False, {'TaskState': 'Exception', 'Messages': [
+        {'Message': 'disk 3 failed'}]}, 'disk 3 failed'),
+    (False, {'TaskState': 'Killed'}, 'task /tm/1 ended in state Killed'),
+    (False, {'Id': '9', 'Name': 'a volume'}, ''),
+])
+def test_task_outcome(conf, monkeypatch, processing, doc, outcome):
+    monkeypatch.setattr(client, '_connection',
+                        lambda node, info, conf: _Conn(processing, doc))
+    assert client.task_outcome(_node('http://bmc'), conf, '/tm/1') == \
+        outcome
+
+
+@pytest.mark.parametrize('systems, url, sent', [
+    (1, 'https://f/bios.bin', ('https://f/bios.bin', None, 'HTTPS')),
+    (2, 'http://f/bios.bin', ('http://f/bios.bin',
+                              ['/redfish/v1/Systems/1'], 'HTTP')),
+])
+def test_simple_update_names_the_system_when_the_bmc_has_several(
+        conf, monkeypatch, systems, url, sent):
+    c = _Conn(systems=systems)
+    monkeypatch.setattr(client, '_connection', lambda node, info, conf: c)
+    assert client.simple_update(_node('http://bmc'), conf, url) == '/tm/1'
+    assert c.updates == [sent]
+
+
+@pytest.mark.parametrize('values, wanted', [
+    (None, None), ([], None), (['Immediate', 'OnReset'], None),
+    (['OnReset'], 'OnReset')])
+def test_on_reset_only_when_the_collection_offers_nothing_else(values,
+                                                               wanted):
+    import sushy
+    mapped = [sushy.ApplyTime(v) for v in values] if values else values
+    collection = types.SimpleNamespace(
+        operation_apply_time_support=types.SimpleNamespace(
+            mapped_supported_values=mapped))
+    got = client.on_reset_apply_time(collection)
+    assert getattr(got, 'value', got) == wanted

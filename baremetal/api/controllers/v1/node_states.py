@@ -9,6 +9,7 @@ from baremetal.api.controllers.v1 import nodes
 from baremetal.api.controllers.v1 import runbooks
 from baremetal.api.routing import route
 from baremetal.common import exception
+from baremetal.common import raid_config
 from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
@@ -286,29 +287,16 @@ def set_power_state(req, node):
 @route('PUT', '/v1/nodes/{node}/states/raid', status=204,
        min_version=versions.RAID)
 def set_raid_config(req, node):
+    """Set the node's target RAID configuration.
+
+    Checked with Ironic's RAID schema and messages
+    (common/raid_config.py); an empty object clears the target.  What a
+    RAID interface cannot build (a level, a controller) fails its
+    step."""
     policy.authorize(req, 'baremetal:node:set_raid_state')
     body = req.json_object()
-    disks = body.get('logical_disks')
-    if not isinstance(disks, list):
-        raise exception.InvalidParameterValue(
-            err='target RAID configuration must hold a "logical_disks" '
-                'list')
-    for i, d in enumerate(disks):
-        if not isinstance(d, dict) or 'size_gb' not in d or \
-                'raid_level' not in d:
-            raise exception.InvalidParameterValue(
-                err='logical_disks[%d] needs "size_gb" and "raid_level"'
-                % i)
-        if str(d['raid_level']) not in ('JBOD', '0', '1', '2', '5', '6',
-                                        '1+0', '5+0', '6+0'):
-            raise exception.InvalidParameterValue(
-                err='logical_disks[%d]: invalid raid_level %r'
-                % (i, d['raid_level']))
-        if d['size_gb'] != 'MAX' and (
-                not isinstance(d['size_gb'], int) or d['size_gb'] < 0):
-            raise exception.InvalidParameterValue(
-                err='logical_disks[%d]: size_gb must be an integer or '
-                    '"MAX"' % i)
+    if body:
+        raid_config.validate(body)
     obj = nodes.get_node(req, node)
     if obj.driver_internal_info is not None and \
             (obj.raid_interface or '') == 'no-raid':

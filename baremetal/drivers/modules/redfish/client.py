@@ -205,3 +205,86 @@ def call(node, conf, what: str):
     info = parse(node, conf)
     with errors(node, info, what):
         yield
+
+
+def get_event_service(node, conf):
+    """The BMC's sushy EventService (one GET)."""
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'read the event service'):
+        return conn.get_event_service()
+
+
+def enum_values(values) -> set[str]:
+    """Strings of what sushy may give as enums (``EventType.ALERT``)."""
+    return {getattr(v, 'value', v) for v in values or ()}
+
+
+def is_task_monitor(obj) -> bool:
+    """Whether a sushy answer is a TaskMonitor (the BMC works on it)."""
+    from sushy import taskmonitor
+    return isinstance(obj, taskmonitor.TaskMonitor)
+
+
+def on_reset_apply_time(collection):
+    """``OnReset`` when the collection's ``@Redfish.OperationApplyTime``
+    support says changes apply only at the next reset (the node must be
+    rebooted), else None (the BMC's default, immediate on most)."""
+    import sushy
+    support = getattr(collection, 'operation_apply_time_support', None)
+    values = getattr(support, 'mapped_supported_values', None) or ()
+    if sushy.APPLY_TIME_IMMEDIATE in values or \
+            sushy.APPLY_TIME_ON_RESET not in values:
+        return None
+    return sushy.APPLY_TIME_ON_RESET
+
+
+_FAILED_TASK_STATES = ('Exception', 'Killed', 'Cancelled', 'Interrupted')
+
+
+def task_outcome(node, conf, uri: str) -> str | None:
+    """None while the BMC's task at ``uri`` (a task monitor or a Task)
+    runs; ``''`` once it completed; the BMC's reason when it failed."""
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'read task %s' % uri):
+        monitor = conn.get_task_monitor(uri)
+        if monitor.is_processing:
+            return None
+        response = monitor.response
+        doc = {}
+        if response is not None and response.content:
+            try:
+                doc = response.json()
+            except ValueError:
+                doc = {}
+    if not isinstance(doc, dict):
+        return ''
+    state = doc.get('TaskState')
+    if state in ('New', 'Starting', 'Running', 'Pending', 'Suspended',
+                 'Stopping'):
+        return None
+    if state in _FAILED_TASK_STATES or doc.get('TaskStatus') == 'Critical':
+        messages = [m.get('Message') for m in doc.get('Messages') or []
+                    if isinstance(m, dict) and m.get('Message')]
+        return '; '.join(messages) or 'task %s ended in state %s' % (
+            uri, state)
+    return ''
+
+
+def simple_update(node, conf, url: str) -> str:
+    """``UpdateService.SimpleUpdate`` of the firmware at ``url``; the URI
+    of the task monitor the BMC answers.  The node's system is named as
+    the target when the BMC manages several (as Ironic does)."""
+    import sushy
+    info = parse(node, conf)
+    conn = _connection(node, info, conf)
+    with errors(node, info, 'update firmware from %s' % url):
+        service = conn.get_update_service()
+        many = len(conn.get_system_collection().members_identities) > 1
+        targets = [info.system_id] if many and info.system_id else None
+        protocol = sushy.UpdateTransferProtocolType(
+            'HTTPS' if url.lower().startswith('https:') else 'HTTP')
+        monitor = service.simple_update(url, targets=targets,
+                                        transfer_protocol=protocol)
+        return monitor.task_monitor_uri
