@@ -169,3 +169,28 @@ def test_patch_rules_per_field_as_ironic():
                                'value': 'false'}]) == [
         'baremetal:node:disable_cleaning']
     assert nodes.patch_rules([]) == ['baremetal:node:update']
+
+
+def test_service_role_is_elevated_only_when_configured():
+    req = _Req(roles=['service'], project_id='svc', project_name='service')
+    assert policy.list_project(req, 'node') == 'svc'
+    harness.CONF.set_override('rbac_service_role_elevated_access', True)
+    assert policy.list_project(req, 'node') is None
+    other = _Req(roles=['service'], project_id='p', project_name='other')
+    assert policy.list_project(other, 'node') == 'p'
+
+
+def test_policy_sample_is_generated_from_the_code(tmp_path):
+    import os
+    import subprocess
+    import sys
+    top = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))))
+    out = tmp_path / 'policy.yaml.sample'
+    subprocess.run([os.path.join(os.path.dirname(sys.executable),
+                                 'oslopolicy-sample-generator'),
+                    '--namespace', 'baremetal.api', '--output-file',
+                    str(out)], check=True, capture_output=True)
+    with open(os.path.join(top, 'etc', 'baremetal',
+                           'policy.yaml.sample')) as f:
+        assert out.read_text() == f.read(), 'run tox -e genpolicy'

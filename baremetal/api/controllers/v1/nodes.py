@@ -156,7 +156,10 @@ def _filters(req) -> list:
         ch = db.get(t, p['chassis_uuid'], exception.ChassisNotFound,
                     chassis=p['chassis_uuid'])
         out.append(N.c.chassis_id == ch['id'])
-    project = policy.list_project(req, 'node', p.get('project'))
+    # a project's nodes: those it owns or leases (any caller may ask for
+    # them; a project-scoped one gets only its own)
+    asked = p.get('project') or None
+    project = policy.list_project(req, 'node', asked) or asked
     if project:
         out.append(projects.nodes_of(project))
     return out
@@ -408,14 +411,23 @@ def patch(req, node):
     updated = patching.apply(current, ops, req.version)
     changes = patching.node_changes(req, obj, current, updated)
     if not changes:
-        return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+        return _patched_view(req, obj.as_dict(), visible)
     _check_disable_cleaning(req, changes, obj.as_dict())
     _check_update(req, obj, changes, bool(reset))
     _name_from_display_name(obj, changes)
     for k, v in changes.items():
         setattr(obj, k, v)
     obj.save_unlocked()
-    return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+    return _patched_view(req, obj.as_dict(), visible)
+
+
+def _patched_view(req, row: dict, visible) -> dict:
+    """The node a PATCH answers, redacted as a GET would be."""
+    out = node_view.render(req, row, visible, sub_links=True)
+    redact = policy.node_redactor(req)
+    if redact:
+        redact(row, out)
+    return out
 
 
 def _check_disable_cleaning(req, values: dict,
