@@ -526,13 +526,12 @@ def _check_update(req, obj, changes: dict, reset: bool) -> None:
 
 @route('DELETE', '/v1/nodes/{node}', status=204)
 def delete(req, node):
-    if policy.allows(req, 'baremetal:node:delete'):
-        row = get_row(req, node)
-    elif policy.project_scoped(req):
-        # a project admin may delete the nodes its project owns
-        row = get_row(req, node, extra_rules=(
-            'baremetal:node:delete:self_owned_node',))
-    else:
+    # the node first (404), then the rule (403), as Ironic; a project
+    # admin may delete the nodes its project owns
+    row = get_row(req, node)
+    if not policy.allows(req, 'baremetal:node:delete') and \
+            not policy.allows(req, 'baremetal:node:delete:self_owned_node',
+                              policy.node_target(row)):
         raise exception.NotAuthorized(
             'Access was denied to the following resource: '
             'baremetal:node:delete')
