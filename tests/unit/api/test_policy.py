@@ -194,3 +194,26 @@ def test_policy_sample_is_generated_from_the_code(tmp_path):
     with open(os.path.join(top, 'etc', 'baremetal',
                            'policy.yaml.sample')) as f:
         assert out.read_text() == f.read(), 'run tox -e genpolicy'
+
+
+def test_a_policy_file_overrides_one_rule(tmp_path, monkeypatch):
+    """The example of doc/source/configuration/policy.rst: the lessee's
+    members may run provision verbs; other rules keep their defaults."""
+    rule = 'baremetal:node:set_provision_state'
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text(
+        '"%s": "rule:service_role or (role:member and system_scope:all) or '
+        '(role:member and (project_id:%%(node.owner)s or '
+        'project_id:%%(node.lessee)s))"\n' % rule)
+    target = {'node.owner': 'p1', 'node.lessee': 'p2'}
+    lessee = _Req(roles=['member', 'reader'], project_id='p2')
+    assert not policy.allows(lessee, rule, target)
+    monkeypatch.setattr(policy, '_enforcer', None)
+    harness.CONF.set_override('policy_file', str(policy_file),
+                              group='oslo_policy')
+    try:
+        assert policy.allows(lessee, rule, target)
+        assert not policy.allows(lessee, 'baremetal:node:vif:attach',
+                                 target)
+    finally:
+        policy._enforcer = None
