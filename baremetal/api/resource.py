@@ -60,11 +60,7 @@ class Resource:
         """The policy target of a row: its node's or its own project."""
         if self.project_scope == 'owner':
             return {'%s.owner' % self.singular: row.get('owner')}
-        node = {}
-        if row.get('node_id'):
-            node = db.query(db.NODES, (db.NODES.c.id == row['node_id'],),
-                            ('owner', 'lessee'))[0]
-        return policy.node_target(node)
+        return policy.node_target(projects.node_projects(row.get('node_id')))
 
     def project_filter(self, req, asked: str | None = None) -> list:
         """[] when the caller lists every row; else the condition

@@ -29,3 +29,12 @@ def children_of(table, project: str):
 def owned_by(table, project: str):
     """Rows of ``table`` whose ``owner`` is ``project``."""
     return table.c.owner == project
+
+
+def node_projects(node_id: int | None) -> dict:
+    """``owner`` and ``lessee`` of a node by id (neither without one)."""
+    if node_id is None:
+        return {}
+    n = db.NODES
+    rows = db.query(n, (n.c.id == node_id,), ('owner', 'lessee'))
+    return rows[0] if rows else {}
