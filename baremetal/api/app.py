@@ -108,6 +108,14 @@ class Dispatcher:
                     reason='the body is %d bytes; the limit is %d'
                     % (req.content_length, self.max_body))
             result = r.handler(areq, **params)
+            if areq.pending_rules:
+                # a rule about a row the handler never loaded: fail closed
+                LOG.error('%s %s: policy rules %s were never checked '
+                          'against a row', req.method, path,
+                          areq.pending_rules)
+                raise exception.NotAuthorized(
+                    'Access was denied to the following resource: %s'
+                    % areq.pending_rules[0])
             status = areq.status or r.status
             resp.status = status
             for k, v in areq.response_headers.items():

@@ -18,7 +18,8 @@ class Raw:
 
 class Request:
     __slots__ = ('raw', 'version', 'context', 'route', 'response_headers',
-                 'status', '_json', 'host_url', 'max_depth')
+                 'status', '_json', 'host_url', 'max_depth',
+                 'pending_rules')
 
     def __init__(self, raw, version: int, context, host_url: str,
                  max_depth: int = DEFAULT_MAX_DEPTH) -> None:
@@ -31,6 +32,8 @@ class Request:
         self._json: Any = ...
         self.host_url = host_url
         self.max_depth = max_depth
+        # policy rules waiting for the row they are about (api/policy)
+        self.pending_rules: list[str] = []
 
     @property
     def params(self):

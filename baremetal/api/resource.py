@@ -19,6 +19,7 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import projects
 
 # a logical name, as an identifier in a path (Ironic's uuid_or_name)
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
@@ -51,6 +52,30 @@ class Resource:
     # parameter ``<ident_label>_uuid``/``_ident`` as Ironic does
     ident_label: str | None = None
     ident_names: bool = False
+    # whose rows a project-scoped caller sees: 'node' (those of the
+    # nodes its project owns or leases), 'owner' (those it owns) or
+    # None (system resources: no project sees them)
+    project_scope: str | None = None
+
+    def target(self, row: dict) -> dict:
+        """The policy target of a row: its node's or its own project."""
+        if self.project_scope == 'owner':
+            return {'%s.owner' % self.singular: row.get('owner')}
+        return policy.node_target(projects.node_projects(row.get('node_id')))
+
+    def project_filter(self, req, asked: str | None = None) -> list:
+        """[] when the caller lists every row; else the condition
+        narrowing a list to its project's rows (403 when it may do
+        neither)."""
+        if self.project_scope is None:
+            policy.authorize(req, 'baremetal:%s:get' % self.singular)
+            return []
+        project = policy.list_project(req, self.singular, asked)
+        if project is None:
+            return []
+        if self.project_scope == 'owner':
+            return [projects.owned_by(self.table, project)]
+        return [projects.children_of(self.table, project)]
 
     def check_ident(self, ident: str, names: bool | None = None) -> None:
         if self.ident_label is None or db.is_uuid_like(ident):
@@ -90,14 +115,22 @@ class Resource:
         return out
 
     def get_row(self, req, ident: str) -> dict:
-        policy.authorize(req, 'baremetal:%s:get' % self.singular)
+        """The row; 404 also when the caller may not see it, 403 when a
+        rule the handler asked for refuses it."""
+        if self.project_scope is None:
+            policy.authorize(req, 'baremetal:%s:get' % self.singular)
         self.check_ident(ident)
-        return db.get(self.table, ident, self.not_found,
-                      **{self.not_found_key: ident})
+        row = db.get(self.table, ident, self.not_found,
+                     **{self.not_found_key: ident})
+        if self.project_scope is not None:
+            policy.check_row(req, 'baremetal:%s:get' % self.singular,
+                             self.target(row),
+                             self.not_found(**{self.not_found_key: ident}))
+        return row
 
     def list(self, req, filters=(), detail: bool | None = None,
              path: str | None = None) -> dict:
-        policy.authorize(req, 'baremetal:%s:get' % self.singular)
+        filters = list(filters) + self.project_filter(req)
         if detail is None:
             detail = collection.detail_flag(req, self.detail_since)
         visible = self.visible(req.version)
@@ -172,6 +205,10 @@ class Resource:
         self.check_ident(ident, names=False)
         row = db.get(self.table, ident, self.not_found,
                      **{self.not_found_key: ident})
+        if self.project_scope is not None:
+            policy.check_row(req, 'baremetal:%s:get' % self.singular,
+                             self.target(row),
+                             self.not_found(**{self.not_found_key: ident}))
         with notify.crud(req, self.singular, 'delete', row, self.derive):
             db.delete(self.table, row['id'])
 

@@ -94,6 +94,16 @@ opts = [
     cfg.IntOpt('rpc_response_timeout_api', default=60, min=1,
                help='Seconds the API waits for a conductor to answer an '
                     'RPC call before answering 503.'),
+    cfg.BoolOpt('rbac_service_role_elevated_access', default=False,
+                help='With the default policy, give users holding the '
+                     '"service" role in the project named by '
+                     'rbac_service_project_name system-member rights '
+                     '(every node, not only their project\'s), as '
+                     'Ironic does. Off: a service user sees only what '
+                     'its project owns.'),
+    cfg.StrOpt('rbac_service_project_name', default='service',
+               help='The project of the service users '
+                    'rbac_service_role_elevated_access elevates.'),
 ]
 
 

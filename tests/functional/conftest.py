@@ -27,3 +27,17 @@ def pytest_runtest_makereport(item, call):
         svc = item.funcargs.get('server')
         if svc is not None:
             rep.sections.append(('baremetal-server log', svc.log()))
+
+
+def start_keystone_server(tmp, ks) -> processes.Service:
+    """baremetal-server with ``auth_strategy = keystone``, validating
+    tokens at the Keystone fixture as its service user; the catalog's
+    baremetal endpoint points at it."""
+    conf = processes.base_conf(tmp)
+    conf['DEFAULT']['auth_strategy'] = 'keystone'
+    conf['keystone_authtoken'] = ks.authtoken_conf()
+    svc = processes.Service('baremetal-server', tmp, 'server', conf,
+                            port=processes.free_port())
+    svc.start()
+    ks.set_baremetal_endpoint(svc.endpoint)
+    return svc

@@ -19,6 +19,7 @@ def parsed_config():
 class _Req:
     def __init__(self, **ctx):
         self.context = oslo_context.RequestContext(**ctx)
+        self.pending_rules = []
 
 
 def test_every_rule_has_a_registered_default():
@@ -45,29 +46,70 @@ def test_member_sees_own_node_and_not_others():
     req = _Req(roles=['member', 'reader'], project_id='p1')
     policy.check_node(req, 'baremetal:node:get',
                       {'uuid': 'u1', 'owner': 'p1', 'lessee': None})
-    policy.check_node(req, 'baremetal:node:update',
-                      {'uuid': 'u3', 'owner': None, 'lessee': 'p1'})
+    policy.check_node(req, 'baremetal:node:get',
+                      {'uuid': 'u3', 'owner': None, 'lessee': 'p1'},
+                      ['baremetal:node:update'])
     with pytest.raises(exception.NodeNotFound):
         policy.check_node(req, 'baremetal:node:get',
                           {'uuid': 'u2', 'owner': 'p2', 'lessee': None})
 
 
 def test_project_scoped_list_is_filtered_by_owner_or_lessee():
+    from baremetal.db import projects
     req = _Req(roles=['reader'], project_id='p1')
-    filters = policy.node_list_filters(req)
-    assert len(filters) == 1
-    compiled = str(filters[0].compile(
+    assert policy.list_project(req, 'node') == 'p1'
+    compiled = str(projects.nodes_of('p1').compile(
         compile_kwargs={'literal_binds': True}))
     assert "owner = 'p1'" in compiled and "lessee = 'p1'" in compiled
-    assert policy.node_list_filters(
-        _Req(roles=['admin'], is_admin=True)) == []
+    assert policy.list_project(_Req(roles=['admin'], is_admin=True),
+                               'node') is None
+    assert policy.list_project(_Req(roles=['reader'], system_scope='all'),
+                               'node') is None
+    # another project's nodes may not be asked for
+    with pytest.raises(exception.NotAuthorized):
+        policy.list_project(req, 'node', 'p2')
+    # a token with no role on the API lists nothing
+    with pytest.raises(exception.NotAuthorized):
+        policy.list_project(_Req(roles=['other'], project_id='p1'), 'node')
+
+
+def test_row_rules_wait_for_the_row_then_403_after_404():
+    req = _Req(roles=['reader'], project_id='p1')
+    policy.authorize(req, 'baremetal:node:set_power_state')
+    assert req.pending_rules == ['baremetal:node:set_power_state']
+    with pytest.raises(exception.NodeNotFound):
+        policy.check_node(req, 'baremetal:node:get',
+                          {'uuid': 'u2', 'owner': 'p2', 'lessee': None})
+    policy.authorize(req, 'baremetal:node:set_power_state')
+    with pytest.raises(exception.NotAuthorized):
+        policy.check_node(req, 'baremetal:node:get',
+                          {'uuid': 'u1', 'owner': 'p1', 'lessee': None})
+    assert req.pending_rules == []
+
+
+def test_lessee_sees_driver_info_redacted_and_owner_does_not():
+    row = {'owner': 'p1', 'lessee': 'p2'}
+    shown = {'driver_info': {'a': 1}, 'last_error': 'x'}
+    owner = policy.node_redactor(_Req(roles=['reader'], project_id='p1'))
+    out = dict(shown)
+    owner(row, out)
+    assert out == shown
+    lessee = policy.node_redactor(_Req(roles=['member', 'reader'],
+                                       project_id='p2'))
+    out = dict(shown)
+    lessee(row, out)
+    assert 'Redacted' in out['driver_info']['content']
+    assert 'Redacted' in out['last_error']
+    assert policy.node_redactor(_Req(roles=['reader'],
+                                     system_scope='all')) is None
 
 
 def test_only_admins_may_disable_cleaning_by_default():
     rule = 'baremetal:node:disable_cleaning'
     policy.authorize(_Req(roles=['admin'], is_admin=True), rule)
-    policy.authorize(_Req(roles=['member'], system_scope='all'), rule)
+    policy.authorize(_Req(roles=['admin'], system_scope='all'), rule)
     for req in (_Req(roles=['member', 'reader'], project_id='p1'),
+                _Req(roles=['member'], system_scope='all'),
                 _Req(roles=['reader'], system_scope='all')):
         with pytest.raises(exception.NotAuthorized):
             policy.authorize(req, rule, {'node.owner': 'p1',
@@ -110,3 +152,68 @@ def test_member_allowed_to_update_may_not_set_automated_clean_false(
         assert status == 200 and body['automated_clean'] is False
     finally:
         h.close()
+
+
+def test_patch_rules_per_field_as_ironic():
+    from baremetal.api.controllers.v1 import nodes
+    assert nodes.patch_rules([{'op': 'add', 'path': '/extra/a'}]) == [
+        'baremetal:node:update_extra']
+    assert nodes.patch_rules([
+        {'op': 'add', 'path': '/instance_info/x'},
+        {'op': 'replace', 'path': '/description', 'value': 'd'}]) == [
+        'baremetal:node:update_instance_info', 'baremetal:node:update']
+    assert nodes.patch_rules([{'op': 'replace', 'path': '/power_interface',
+                               'value': 'fake'}]) == [
+        'baremetal:node:update:driver_interfaces']
+    assert nodes.patch_rules([{'op': 'replace', 'path': '/automated_clean',
+                               'value': 'false'}]) == [
+        'baremetal:node:disable_cleaning']
+    assert nodes.patch_rules([]) == ['baremetal:node:update']
+
+
+def test_service_role_is_elevated_only_when_configured():
+    req = _Req(roles=['service'], project_id='svc', project_name='service')
+    assert policy.list_project(req, 'node') == 'svc'
+    harness.CONF.set_override('rbac_service_role_elevated_access', True)
+    assert policy.list_project(req, 'node') is None
+    other = _Req(roles=['service'], project_id='p', project_name='other')
+    assert policy.list_project(other, 'node') == 'p'
+
+
+def test_policy_sample_is_generated_from_the_code(tmp_path):
+    import os
+    import subprocess
+    import sys
+    top = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))))
+    out = tmp_path / 'policy.yaml.sample'
+    subprocess.run([os.path.join(os.path.dirname(sys.executable),
+                                 'oslopolicy-sample-generator'),
+                    '--namespace', 'baremetal.api', '--output-file',
+                    str(out)], check=True, capture_output=True)
+    with open(os.path.join(top, 'etc', 'baremetal',
+                           'policy.yaml.sample')) as f:
+        assert out.read_text() == f.read(), 'run tox -e genpolicy'
+
+
+def test_a_policy_file_overrides_one_rule(tmp_path, monkeypatch):
+    """The example of doc/source/configuration/policy.rst: the lessee's
+    members may run provision verbs; other rules keep their defaults."""
+    rule = 'baremetal:node:set_provision_state'
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text(
+        '"%s": "rule:service_role or (role:member and system_scope:all) or '
+        '(role:member and (project_id:%%(node.owner)s or '
+        'project_id:%%(node.lessee)s))"\n' % rule)
+    target = {'node.owner': 'p1', 'node.lessee': 'p2'}
+    lessee = _Req(roles=['member', 'reader'], project_id='p2')
+    assert not policy.allows(lessee, rule, target)
+    monkeypatch.setattr(policy, '_enforcer', None)
+    harness.CONF.set_override('policy_file', str(policy_file),
+                              group='oslo_policy')
+    try:
+        assert policy.allows(lessee, rule, target)
+        assert not policy.allows(lessee, 'baremetal:node:vif:attach',
+                                 target)
+    finally:
+        policy._enforcer = None

@@ -30,6 +30,7 @@ def _derive(rows):
 
 
 RES = resource.Resource(
+    project_scope='owner',
     name='allocations', singular='allocation', table=A,
     fields=('uuid', 'name', 'node_uuid', 'state', 'last_error',
             'resource_class', 'traits', 'candidate_nodes', 'extra',
@@ -132,6 +133,15 @@ def create_allocation(req):
     policy.authorize(req, 'baremetal:allocation:create')
     body = req.json_object()
     values = _check_create(req, body)
+    if policy.project_scoped(req) and not policy.allows(
+            req, 'baremetal:allocation:create_restricted'):
+        # a project's allocation is the project's own
+        project = req.context.project_id
+        if values['owner'] not in (None, project):
+            raise exception.NotAuthorized(
+                'Access was denied to the following resource: '
+                'baremetal:allocation:create_restricted')
+        values['owner'] = project
     node_id = None
     if body.get('node'):
         node = nodes.get_row(req, body['node'])
@@ -207,8 +217,12 @@ def _node_allocation(req, node) -> dict:
     if not row['allocation_id']:
         raise exception.AllocationNotFound(
             allocation='of node %s' % row['uuid'])
-    return db.get(A, row['allocation_id'], exception.AllocationNotFound,
-                  allocation=row['allocation_id'])
+    alloc = db.get(A, row['allocation_id'], exception.AllocationNotFound,
+                   allocation=row['allocation_id'])
+    policy.check_row(req, 'baremetal:allocation:get', RES.target(alloc),
+                     exception.AllocationNotFound(
+                         allocation=alloc['uuid']))
+    return alloc
 
 
 @route('GET', '/v1/nodes/{node}/allocation',

@@ -18,6 +18,7 @@ from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
 from baremetal.db import api as db
+from baremetal.db import projects
 from baremetal import objects
 
 N = db.NODES
@@ -84,11 +85,16 @@ def _check_ident(req, ident: str) -> None:
         raise exception.NodeNotFound(node=ident)
 
 
-def get_row(req, ident: str, columns=None) -> dict:
-    """A node by UUID, or by name from 1.5; 404 otherwise."""
+def get_row(req, ident: str, columns=None, extra_rules=()) -> dict:
+    """A node by UUID, or by name from 1.5; 404 otherwise, or when the
+    caller may not see it; 403 when a rule the handler asked for (or
+    ``extra_rules``) refuses it."""
     _check_ident(req, ident)
+    if columns is not None:
+        columns = tuple(columns) + tuple(
+            c for c in ('uuid', 'owner', 'lessee') if c not in columns)
     row = db.get_node(ident, columns)
-    policy.check_node(req, 'baremetal:node:get', row)
+    policy.check_node(req, 'baremetal:node:get', row, extra_rules)
     return row
 
 
@@ -151,13 +157,17 @@ def _filters(req) -> list:
         ch = db.get(t, p['chassis_uuid'], exception.ChassisNotFound,
                     chassis=p['chassis_uuid'])
         out.append(N.c.chassis_id == ch['id'])
-    out.extend(policy.node_list_filters(req))
+    # a project's nodes: those it owns or leases (any caller may ask for
+    # them; a project-scoped one gets only its own)
+    asked = p.get('project') or None
+    project = policy.list_project(req, 'node', asked) or asked
+    if project:
+        out.append(projects.nodes_of(project))
     return out
 
 
 def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                ) -> dict:
-    policy.authorize(req, 'baremetal:node:list')
     visible = node_view.visible_fields(req.version)
     fields = collection.fields(req, set(visible), versions.NODE_FIELDS)
     if detail and fields is not None:
@@ -174,7 +184,8 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     if req.params.get('marker'):
         marker = db.get_node(req.params['marker'], ('id', sort_key))
     conductor = req.params.get('conductor')
-    if not conductor and node_json_sql.usable():
+    redact = policy.node_redactor(req)
+    if not conductor and not redact and node_json_sql.usable():
         # the database writes the nodes' JSON (see node_json_sql)
         page = node_json_sql.Page(req, fields, sub_links=detail)
         rows = db.query(N, filters, None, limit, marker, sort_key,
@@ -183,6 +194,8 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         nodes = [page.render(r) for r in rows]
     else:
         cols = node_view.db_columns(list(fields) + [sort_key])
+        if redact:
+            cols = sorted(set(cols) | {'owner', 'lessee'})
         if conductor:
             cols = sorted(set(cols) | {'driver', 'conductor_group'})
             rows = [r for r in db.query(N, filters, cols, None, marker,
@@ -195,6 +208,9 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                                     node_view.Lookups(rows, fields),
                                     sub_links=detail, columns=cols)
         nodes = [render(r) for r in rows]
+        if redact:
+            for r, out in zip(rows, nodes, strict=True):
+                redact(r, out)
     result = {'nodes': nodes}
     result.update(collection.next_link(req, resource, rows, limit))
     return result
@@ -227,8 +243,12 @@ def get_one(req, node):
     else:
         row = get_row(req, node)
         lookups = None
-    return node_view.render(req, row, shown, lookups,
-                            sub_links=fields is None)
+    out = node_view.render(req, row, shown, lookups,
+                           sub_links=fields is None)
+    redact = policy.node_redactor(req)
+    if redact:
+        redact(row, out)
+    return out
 
 
 def _check_version_fields(req, body: dict) -> None:
@@ -242,8 +262,16 @@ def _check_version_fields(req, body: dict) -> None:
 
 @route('POST', '/v1/nodes', status=201)
 def post(req):
-    policy.authorize(req, 'baremetal:node:create')
+    self_owned = not policy.allows(req, 'baremetal:node:create')
+    if self_owned:
+        _check_self_owned(req)
     body = req.json_object()
+    if self_owned:
+        project = req.context.project_id
+        if body.get('owner') not in (None, project):
+            raise exception.NotAuthorized(
+                'Cannot create a node owned by another project')
+        body['owner'] = project
     unknown = set(body) - CREATE_FIELDS
     if unknown:
         raise exception.InvalidParameterValue(
@@ -282,6 +310,70 @@ def post(req):
     return node_view.render(req, row, visible, lookups, sub_links=True)
 
 
+def _check_self_owned(req) -> None:
+    """A project-scoped caller whom node:create refuses may still create
+    nodes its project owns (node:create:self_owned_node)."""
+    rule = 'baremetal:node:create:self_owned_node'
+    if not policy.project_scoped(req) or not policy.allows(req, rule):
+        raise exception.NotAuthorized(
+            'Access was denied to the following resource: '
+            'baremetal:node:create')
+
+
+# PATCH paths (by prefix) and the rule each needs, as Ironic's defaults
+_PATCH_RULES = (
+    ('/instance_info', 'update_instance_info'),
+    ('/extra', 'update_extra'),
+    ('/driver_info', 'update:driver_info'),
+    ('/properties', 'update:properties'),
+    ('/chassis_uuid', 'update:chassis_uuid'),
+    ('/instance_uuid', 'update:instance_uuid'),
+    ('/instance_name', 'update_instance_info'),
+    ('/lessee', 'update:lessee'),
+    ('/owner', 'update:owner'),
+    ('/driver', 'update:driver_interfaces'),
+    ('/network_data', 'update:network_data'),
+    ('/conductor_group', 'update:conductor_group'),
+    ('/name', 'update:name'),
+    ('/retired', 'update:retired'),
+    ('/shard', 'update:shard'),
+    ('/parent_node', 'update:parent_node'),
+    ('/disable_power_off', 'update:disable_power_off'),
+)
+_INTERFACE_PATHS = frozenset('/%s_interface' % i
+                             for i in hardware.INTERFACE_TYPES)
+
+
+def _is_false(value) -> bool:
+    try:
+        return collection.parse_bool('automated_clean', value) is False
+    except exception.Invalid:
+        return False     # the PATCH itself says what is wrong with it
+
+
+def patch_rules(ops: list) -> list[str]:
+    """The rules a node PATCH needs: one per path it touches, and
+    node:update for any path without a rule of its own (or none)."""
+    rules: list[str] = []
+    generic = False
+    for op in ops:
+        path = op.get('path') or ''
+        rule = next((r for prefix, r in _PATCH_RULES
+                     if path.startswith(prefix)), None)
+        if rule is None and path in _INTERFACE_PATHS:
+            rule = 'update:driver_interfaces'
+        if rule is None and path.startswith('/automated_clean') and \
+                _is_false(op.get('value')):
+            rule = 'disable_cleaning'
+        if rule is None:
+            generic = True
+        elif 'baremetal:node:' + rule not in rules:
+            rules.append('baremetal:node:' + rule)
+    if generic or not rules:
+        rules.append('baremetal:node:update')
+    return rules
+
+
 def _check_patchable(req, obj, ops) -> None:
     """As Ironic: no update while a state transition is in progress,
     except in the states that allow it (and removing instance_uuid from a
@@ -305,14 +397,13 @@ def _check_patchable(req, obj, ops) -> None:
 
 @route('PATCH', '/v1/nodes/{node}')
 def patch(req, node):
-    policy.authorize(req, 'baremetal:node:update')
     ops = patching.parse(req.json())
     reset = collection.parse_bool('reset_interfaces',
                                   req.params.get('reset_interfaces'))
     if reset is not None and not req.allows(versions.RESET_INTERFACES):
         raise exception.NotAcceptable(
             reason='reset_interfaces needs API version 1.45 or later')
-    obj = get_node(req, node)
+    obj = objects.Node(get_row(req, node, extra_rules=patch_rules(ops)))
     _check_patchable(req, obj, ops)
     visible = node_view.visible_fields(req.version)
     current = node_view.render(req, obj.as_dict(), visible, links=False)
@@ -322,7 +413,7 @@ def patch(req, node):
     updated = patching.apply(current, ops, req.version)
     changes = patching.node_changes(req, obj, current, updated)
     if not changes:
-        return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+        return _patched_view(req, obj.as_dict(), visible)
     _check_disable_cleaning(req, changes, obj.as_dict())
     _check_update(req, obj, changes, bool(reset))
     _name_from_display_name(obj, changes)
@@ -330,7 +421,16 @@ def patch(req, node):
         setattr(obj, k, v)
     with notify.crud(req, 'node', 'update', obj):
         obj.save_unlocked()
-    return node_view.render(req, obj.as_dict(), visible, sub_links=True)
+    return _patched_view(req, obj.as_dict(), visible)
+
+
+def _patched_view(req, row: dict, visible) -> dict:
+    """The node a PATCH answers, redacted as a GET would be."""
+    out = node_view.render(req, row, visible, sub_links=True)
+    redact = policy.node_redactor(req)
+    if redact:
+        redact(row, out)
+    return out
 
 
 def _check_disable_cleaning(req, values: dict,
@@ -429,8 +529,15 @@ def _check_update(req, obj, changes: dict, reset: bool) -> None:
 
 @route('DELETE', '/v1/nodes/{node}', status=204)
 def delete(req, node):
-    policy.authorize(req, 'baremetal:node:delete')
+    # the node first (404), then the rule (403), as Ironic; a project
+    # admin may delete the nodes its project owns
     row = get_row(req, node)
+    if not policy.allows(req, 'baremetal:node:delete') and \
+            not policy.allows(req, 'baremetal:node:delete:self_owned_node',
+                              policy.node_target(row)):
+        raise exception.NotAuthorized(
+            'Access was denied to the following resource: '
+            'baremetal:node:delete')
     if row['protected']:
         raise exception.NodeProtected(node=row['uuid'])
     if row['instance_uuid']:

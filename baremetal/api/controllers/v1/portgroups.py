@@ -48,6 +48,7 @@ def _derive(rows):
 
 
 RES = resource.Resource(
+    project_scope='node',
     name='portgroups', singular='portgroup', table=PG, fields=FIELDS,
     list_fields=('uuid', 'address', 'name'),
     field_versions=versions.PORTGROUP_FIELDS,

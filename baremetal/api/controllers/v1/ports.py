@@ -74,6 +74,7 @@ def _adjust(version: int, values: dict) -> None:
 
 
 RES = resource.Resource(
+    project_scope='node',
     name='ports', singular='port', table=P, fields=FIELDS,
     list_fields=('uuid', 'address'),
     field_versions=versions.PORT_FIELDS,

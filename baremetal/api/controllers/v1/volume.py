@@ -31,6 +31,7 @@ def _derive(rows):
 
 
 CONNECTORS = resource.Resource(
+    project_scope='node',
     name='volume/connectors', singular='volume', table=VC,
     fields=('uuid', 'type', 'connector_id', 'node_uuid', 'extra',
             'created_at', 'updated_at'),
@@ -42,6 +43,7 @@ CONNECTORS = resource.Resource(
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
                          'created_at', 'updated_at')))
 TARGETS = resource.Resource(
+    project_scope='node',
     name='volume/targets', singular='volume', table=VT,
     fields=('uuid', 'volume_type', 'properties', 'boot_index', 'volume_id',
             'node_uuid', 'extra', 'created_at', 'updated_at'),
