@@ -236,8 +236,13 @@ class _Req:
 
 @pytest.mark.parametrize('ctx,allowed', [
     ({'roles': ['reader'], 'system_scope': 'all'}, True),
-    ({'roles': ['admin'], 'project_id': 'p1'}, True),
-    ({'roles': ['service'], 'project_id': 'p1'}, True),
+    # Keystone's implied roles: an admin's token also says member, reader
+    ({'roles': ['admin', 'member', 'reader'], 'system_scope': 'all'},
+     True),
+    ({'roles': ['service'], 'system_scope': 'all'}, True),
+    # the fleet's figures are not a project's (secure RBAC, as Ironic's
+    # fleet-wide reads)
+    ({'roles': ['admin'], 'project_id': 'p1'}, False),
     ({'roles': ['reader', 'member'], 'project_id': 'p1'}, False),
 ])
 def test_policy_lets_system_readers_read_metrics(api, ctx, allowed):
