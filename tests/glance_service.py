@@ -44,13 +44,6 @@ def venv() -> str:
     return run.stdout.strip().splitlines()[-1]
 
 
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 def _ini(sections: dict) -> str:
     out = []
     for name, values in sections.items():
@@ -66,7 +59,8 @@ class Glance:
     def __init__(self, tmp, keystone=None) -> None:
         self.dir = os.path.join(str(tmp), 'glance')
         self.keystone = keystone
-        self.port = _free_port()
+        self._port = services.PortReservation()
+        self.port = self._port.port
         self.url = 'http://127.0.0.1:%d' % self.port
         self.proc: subprocess.Popen | None = None
         self.request_log = os.path.join(self.dir, 'requests')
@@ -97,6 +91,7 @@ class Glance:
             raise RuntimeError('glance-manage db_sync failed:\n%s'
                                % sync.stderr[-3000:])
         with open(self.log_file, 'ab') as log:
+            self._port.release()
             self.proc = subprocess.Popen(
                 [py, LAUNCHER, str(self.port), self.request_log],
                 stdout=log, stderr=subprocess.STDOUT, env=env)

@@ -74,19 +74,13 @@ def install_venv() -> str:
     return run.stdout.strip().splitlines()[-1]
 
 
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 class Keystone:
     def __init__(self, base_dir: str, venv: str | None = None) -> None:
         self.dir = os.path.join(str(base_dir), 'keystone')
         os.makedirs(self.dir, exist_ok=True)
         self.venv = venv
-        self.port = _free_port()
+        self._port = services.PortReservation()
+        self.port = self._port.port
         self.proc: subprocess.Popen | None = None
         self.conf_file = os.path.join(self.dir, 'keystone.conf')
         self.log_file = os.path.join(self.dir, 'keystone.log')
@@ -164,6 +158,7 @@ class Keystone:
                      '--bootstrap-public-url', self.url,
                      '--bootstrap-internal-url', self.url)
         log = open(os.path.join(self.dir, 'cheroot.log'), 'ab')
+        self._port.release()
         self.proc = subprocess.Popen(
             [os.path.join(self.venv, 'bin', 'python'), WSGI_SCRIPT,
              str(self.port)],

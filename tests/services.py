@@ -125,3 +125,21 @@ def rabbit_url() -> str:
 def db_url(kind: str) -> str:
     return {'sqlite': lambda: None, 'postgresql': postgresql_url,
             'mysql': mysql_url}[kind]()
+
+
+class PortReservation:
+    """A free loopback port, held (bound, not listening) until
+    ``release()``: a peer that writes its own address into its set-up
+    (Keystone's catalog, Glance's config) before it listens picks its
+    port long before it binds it, and meanwhile another test's
+    free-port pick could take it.  Release just before the peer starts.
+    """
+
+    def __init__(self) -> None:
+        self._sock = socket.socket()
+        self._sock.bind((HOST, 0))
+        self.port = self._sock.getsockname()[1]
+
+    def release(self) -> None:
+        self._sock.close()
+
