@@ -52,6 +52,7 @@ pecan.core.getargspec = functools.lru_cache(maxsize=64)(
 
 def _load_controllers() -> None:
     # importing registers the routes
+    from baremetal.api.controllers import node_plan  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()
@@ -79,8 +80,10 @@ class Dispatcher:
                     version < versions.NO_JSON_SUFFIX:
                 # before 1.91 a ".json" ending only asked for JSON
                 path = path[:-len('.json')]
-            if path.split('/', 2)[1] in _V1_RESOURCES:
-                # Ironic routes /nodes/... and the like to v1
+            if path.split('/', 2)[1] in _V1_RESOURCES and \
+                    not routing.serves_at_root(req.method, path):
+                # Ironic routes /nodes/... and the like to v1 (this
+                # service's own root routes, /nodes/{node}/plan, stay)
                 path = '/v1' + path
             ctx = req.environ.get('baremetal.context')
             try:
