@@ -20,6 +20,7 @@ from baremetal.api import errors
 from baremetal.api import routing
 from baremetal.api import request as api_request
 from baremetal.api import request_ids
+from baremetal.api import ui
 from baremetal.api import versions
 from baremetal.common import exception
 
@@ -184,6 +185,7 @@ def setup_app(conf, rpcapi):
     app = _Pecan(RootController(Dispatcher(conf, rpcapi)),
                       force_canonical=False, guess_content_type_from_ext=False)
     app = auth.wrap(_json_only(app), conf)
+    app = ui.mount(app, auth.protect_page(ui.Page(), conf))
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return request_ids.RequestIds(app)
