@@ -56,10 +56,17 @@ def _rules():
         '(role:member and system_scope:all) or ' + ADMIN,
         'Set a node\'s automated_clean to false (no cleaning between '
         'workloads)'))
+    # the change feed (GET /events): any reader; a project-scoped one
+    # sees only the events of nodes its project owns or leases
+    rules.append(policy.RuleDefault(
+        'baremetal:events:get', 'role:reader or ' + SYSTEM_READER,
+        'Read the change feed of nodes (GET /events)'))
     for res in ('port', 'portgroup', 'chassis', 'driver', 'conductor',
                 'allocation', 'deploy_template', 'volume', 'events',
                 'runbook', 'inspection_rule'):
         for action in ('get', 'list', 'list_all'):
+            if (res, action) == ('events', 'get'):
+                continue
             rules.append(policy.RuleDefault(
                 'baremetal:%s:%s' % (res, action), SYSTEM_READER,
                 'Read %s' % res))
@@ -130,14 +137,28 @@ def check_node(req, rule: str, row: dict) -> None:
         raise exception.NodeNotFound(node=row.get('uuid')) from None
 
 
-def node_list_filters(req) -> list:
-    """Project-scoped callers see only nodes they own or lease."""
+def _scoped_project(req) -> str | None:
+    """The project a caller sees the nodes of (None: all nodes)."""
     ctx = req.context
     if ctx is None or _is_admin(ctx) or getattr(ctx, 'system_scope', None):
-        return []
+        return None
     project = getattr(ctx, 'project_id', None)
     if not project:
         raise exception.NotAuthorized('A project scope is required')
+    return project
+
+
+def events_project(req) -> str | None:
+    """The change feed as the node list: a project-scoped caller sees
+    only the events of nodes its project owned or leased at the time."""
+    return _scoped_project(req)
+
+
+def node_list_filters(req) -> list:
+    """Project-scoped callers see only nodes they own or lease."""
+    project = _scoped_project(req)
+    if project is None:
+        return []
     n = db.NODES
     from sqlalchemy import or_
     return [or_(n.c.owner == project, n.c.lessee == project)]

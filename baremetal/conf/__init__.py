@@ -8,6 +8,7 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import events
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import pxe
@@ -16,5 +17,5 @@ from baremetal.conf import redfish
 CONF = cfg.CONF
 
 for _mod in (default, agent, api, conductor, database, deploy,
-             inspection_rules, ipmi, pxe, redfish):
+             events, inspection_rules, ipmi, pxe, redfish):
     _mod.register_opts(CONF)

@@ -6,6 +6,7 @@ from baremetal.conf import conductor
 from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
+from baremetal.conf import events
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import pxe
@@ -18,6 +19,7 @@ GROUP_MODULES = {
     'conductor': conductor,
     'database': database,
     'deploy': deploy,
+    'events': events,
     'inspection_rules': inspection_rules,
     'ipmi': ipmi,
     'pxe': pxe,

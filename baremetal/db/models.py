@@ -510,4 +510,36 @@ class InspectionRule(Base):
     updated_at = sa.Column(sa.DateTime)
 
 
+class NodeEvent(Base):
+    """The change feed (GET /events): one row per change of a tracked
+    node field, written in the transaction of the change; ids come from
+    ``node_event_counter`` (see db/events.py for why)."""
+    __tablename__ = 'node_events'
+    id = sa.Column(sa.BigInteger().with_variant(sa.Integer, 'sqlite'),
+                   primary_key=True, autoincrement=False)
+    node_uuid = sa.Column(sa.String(36), nullable=False)
+    field = sa.Column(sa.String(32), nullable=False)
+    old = sa.Column(JSONText)
+    new = sa.Column(JSONText)
+    detail = sa.Column(JSONText)
+    resource_class = sa.Column(sa.String(80))
+    conductor_group = sa.Column(sa.String(255))
+    owner = sa.Column(sa.String(255))
+    lessee = sa.Column(sa.String(255))
+    created_at = sa.Column(sa.DateTime, nullable=False)
+
+
+class NodeEventCounter(Base):
+    """One row: the last event id handed out.  Taking the next id
+    updates (locks) it until the writing transaction ends."""
+    __tablename__ = 'node_event_counter'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    last_id = sa.Column(sa.BigInteger, nullable=False)
+
+
+@sa.event.listens_for(NodeEventCounter.__table__, 'after_create')
+def _first_counter_row(target, connection, **kw):
+    connection.execute(target.insert().values(id=1, last_id=0))
+
+
 TABLES = Base.metadata.tables
