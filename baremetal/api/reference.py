@@ -34,6 +34,8 @@ _BODIES = {
 
 
 def _routes():
+    # the controllers app._load_controllers loads
+    from baremetal.api.controllers import events_feed  # noqa: F401
     from baremetal.api.controllers import node_plan  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
