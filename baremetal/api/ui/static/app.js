@@ -128,6 +128,12 @@
     try {
       const n = await api('/v1/nodes/' + encodeURIComponent(uuid) +
                           '?fields=' + FIELDS);
+      const known = page.nodes.get(uuid);
+      if (known) {
+        // events that came meanwhile are newer than this answer
+        known.name = n.name;
+        return;
+      }
       page.nodes.set(n.uuid, n);
     } catch (e) {
       page.nodes.delete(uuid);     // gone (or not ours to see)
@@ -135,23 +141,33 @@
     renderCounts(new Set());
   }
 
+  // an event's change to the fleet: the states whose counts moved
   function applyToFleet(ev) {
     const known = page.nodes.get(ev.node);
-    if (ev.field === 'deleted' || ev.field === 'node' && ev.new === null) {
+    if (ev.field === 'node' && ev.new === 'deleted') {
       page.nodes.delete(ev.node);
-      return null;
+      return known ? [known.provision_state] : [];
+    }
+    if (ev.field === 'node' && ev.new === 'created') {
+      page.nodes.set(ev.node, {uuid: ev.node, name: null,
+                               provision_state: ev.provision_state});
+      fetchNode(ev.node);           // its name
+      return [ev.provision_state];
     }
     if (!known) {
-      fetchNode(ev.node);
-      return null;
+      fetchNode(ev.node);           // created before the page loaded
+      return [];
     }
     if (ev.field in known) known[ev.field] = ev.new;
-    return ev.field === 'provision_state' ? [ev.old, ev.new] : null;
+    return ev.field === 'provision_state' ? [ev.old, ev.new] : [];
   }
 
   // ---- the feed ----
   function show(value) {
     if (value === null || value === undefined) return '—';
+    if (typeof value === 'object' && value.interface && value.step) {
+      return value.interface + '.' + value.step;     // a step
+    }
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
 
@@ -177,7 +193,7 @@
       page.pending.push(ev);
     } else {
       const moved = applyToFleet(ev);
-      if (moved) renderCounts(new Set(moved.filter((s) => s)));
+      if (moved.length) renderCounts(new Set(moved));
     }
     if (ev.node === page.shown) {
       clearTimeout(page.refreshTimer);
@@ -329,7 +345,7 @@
     const t0 = Date.parse(rec.started_at);
     const total = Math.max(rec.seconds || 0, 0.001) * 1000;
     const rows = [];
-    if (rec.preparation_seconds > 0) {
+    if (rec.preparation_seconds >= 0.05) {
       rows.push({label: 'preparation', cls: 'prep-bar', start: t0,
                  ms: rec.preparation_seconds * 1000,
                  text: seconds(rec.preparation_seconds)});
