@@ -247,3 +247,88 @@ def test_under_http_basic_the_browser_signs_in_once(browser, tmp_path):
             ctx.close()
     finally:
         assert svc.stop() == 0, svc.log()
+
+
+def test_after_a_drop_the_page_resumes_where_it_stopped(browser,
+                                                         tmp_path):
+    """The server restarts; changes made before the page is back on the
+    stream reach it all the same (it resumes with Last-Event-ID)."""
+    svc = _server(tmp_path / 'srv')
+    ctx = _context(browser, tmp_path)
+    try:
+        page = ctx.new_page()
+        streams = []
+        page.on('request', lambda r: streams.append(
+            r.headers.get('last-event-id')) if r.url.endswith('/events')
+            else None)
+        page.goto(svc.endpoint + '/ui/')
+        page.wait_for_selector('#status[data-state="live"]')
+        node = bs.create(svc, driver='fake-hardware')['uuid']
+        _wait_count(page, 'enroll', 1)
+        # the page may not reconnect until told
+        held = []
+        page.route('**/events', lambda route: (held.append(1),
+                                               route.abort()))
+        assert svc.stop() == 0, svc.log()
+        page.wait_for_selector('#status[data-state="reconnecting"]')
+        svc.start()
+        _provision(svc, node, 'manage')
+        bs.wait_provision(svc, node, 'manageable')
+        page.wait_for_timeout(2500)         # a retry or two, refused
+        assert held and _count(page, 'enroll') == 1
+        page.unroute('**/events')
+        page.wait_for_selector('#status[data-state="live"]')
+        _wait_count(page, 'manageable', 1)
+        assert _count(page, 'enroll') == 0
+        # the first stream started at the newest event; the last one
+        # resumed after the event the page had seen (its node created)
+        assert streams[0] is None and streams[-1] is not None
+    finally:
+        ctx.close()
+        assert svc.stop() == 0, svc.log()
+
+
+def test_under_keystone_the_page_asks_for_a_token_and_sends_it(browser,
+                                                               tmp_path):
+    """No identity service listens: the API refuses every request, the
+    page's files are served all the same, and the token the page is
+    given goes with its API requests as X-Auth-Token."""
+    nowhere = 'http://127.0.0.1:9'
+    conf = processes.base_conf(tmp_path, conductor={
+        'check_provision_state_interval': 1})
+    conf['DEFAULT']['auth_strategy'] = 'keystone'
+    conf['keystone_authtoken'] = {
+        'www_authenticate_uri': nowhere + '/', 'auth_type': 'password',
+        'auth_url': nowhere + '/v3', 'username': 'baremetal',
+        'password': 'x', 'project_name': 'service',
+        'user_domain_name': 'Default', 'project_domain_name': 'Default',
+        'http_connect_timeout': 2, 'http_request_max_retries': 0}
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port()).start()
+    ctx = _context(browser, tmp_path)
+    try:
+        page = ctx.new_page()
+        sent = []
+        page.on('request', lambda r: sent.append(
+            (r.url, r.headers.get('x-auth-token'))))
+        resp = page.goto(svc.endpoint + '/ui/')
+        assert resp.status == 200
+        page.wait_for_selector('#login:not([hidden])')
+        assert page.locator('#main').is_hidden()
+        assert all(tok is None for _, tok in sent)
+        page.fill('#token', 'a-token-from-keystone')
+        del sent[:]
+        page.click('#login button')
+        page.wait_for_function(
+            '() => document.getElementById("status").dataset.state '
+            '!== "starting"')
+        asked = [tok for url, tok in sent if '/v1/nodes' in url]
+        assert asked and set(asked) == {'a-token-from-keystone'}
+        streamed = [tok for url, tok in sent if url.endswith('/events')]
+        assert 'a-token-from-keystone' in streamed
+        # the token stays in this tab only
+        assert page.evaluate('sessionStorage.getItem("baremetal-token")') \
+            == 'a-token-from-keystone'
+    finally:
+        ctx.close()
+        assert svc.stop() == 0, svc.log()

@@ -204,6 +204,7 @@
   // Server-Sent Events read with fetch(): EventSource cannot send the
   // X-Auth-Token header a Keystone-protected service needs.
   async function follow() {
+    let before = false;
     for (;;) {
       try {
         const extra = {'Accept': 'text/event-stream'};
@@ -219,6 +220,11 @@
         }
         if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
         setStatus('live');
+        if (before && page.lastEventId === null && page.loaded) {
+          // back without a place to resume from: read the fleet again
+          loadFleet().catch((e) => console.warn('fleet:', e));
+        }
+        before = true;
         await readEvents(resp.body.getReader());
       } catch (e) {
         console.warn('change feed:', e);
