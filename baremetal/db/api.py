@@ -346,7 +346,7 @@ def create(table: sa.Table, values: dict) -> dict:
                 values['id'] = res.inserted_primary_key[0]
             if table is NODES:
                 events.write(conn, events.lifecycle(
-                    values, 'created', values['created_at']))
+                    values, 'created', values['created_at']), _prepared)
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
     except db_exc.DBReferenceError as e:
@@ -488,13 +488,14 @@ def _update_node_with_events(node_id: int, values: dict, where: tuple,
             params['_row_id'] = node_id
     try:
         with writer() as conn:
-            old = events.before(conn, node_id)
+            old = events.before(conn, node_id, _prepared)
             if old is None:
                 return 0
             n = prepared.run(_prepared, conn, stmt, params)[1]
             if n:
                 events.write(conn, events.changes(
-                    old, values, values.get('updated_at') or utcnow()))
+                    old, values, values.get('updated_at') or utcnow()),
+                    _prepared)
             return n
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(NODES, values, e) from None
@@ -716,18 +717,18 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     params = {'_node': node_id}
     if _open_auto is not None:
         with writer() as conn:
-            old = events.before(conn, node_id)
+            old = events.before(conn, node_id, _prepared)
             gone = len(prepared.run(_prepared, conn,
                                     _destroy_one(only_unreserved),
                                     params)[0])
             if gone and old is not None:
                 events.write(conn, events.lifecycle(old, 'deleted',
-                                                    utcnow()))
+                                                    utcnow()), _prepared)
             return gone
     any_, unreserved, *rest = _destroy_stmts()
     try:
         with writer() as conn:
-            old = events.before(conn, node_id)
+            old = events.before(conn, node_id, _prepared)
             # what references the node first (foreign keys are checked
             # per statement), then the node; undone if it is locked
             for stmt in rest:
@@ -738,7 +739,7 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
                 raise _NothingDeleted()
             if old is not None:
                 events.write(conn, events.lifecycle(old, 'deleted',
-                                                    utcnow()))
+                                                    utcnow()), _prepared)
     except _NothingDeleted:
         return 0
     return 1

@@ -51,9 +51,13 @@ class Base:
                 if value.name is None:
                     value.name = value.key = name
                 columns.append(value)
+        args = getattr(cls, '__table_args__', ())
+        # a trailing dict: the Table's keyword arguments
+        kwargs = args[-1] if args and isinstance(args[-1], dict) else {}
+        if kwargs:
+            args = args[:-1]
         cls.__table__ = sa.Table(cls.__tablename__, Base.metadata,
-                                 *columns,
-                                 *getattr(cls, '__table_args__', ()))
+                                 *columns, *args, **kwargs)
 
 
 def _ts():
@@ -513,8 +517,12 @@ class InspectionRule(Base):
 class NodeEvent(Base):
     """The change feed (GET /events): one row per change of a tracked
     node field, written in the transaction of the change; ids come from
-    ``node_event_counter`` (see db/events.py for why)."""
+    ``node_event_counter`` on PostgreSQL and MariaDB (see db/events.py
+    for why)."""
     __tablename__ = 'node_events'
+    # SQLite hands the ids out itself (one writer at a time), never one
+    # twice, even after the newest were purged
+    __table_args__ = ({'sqlite_autoincrement': True},)
     id = sa.Column(sa.BigInteger().with_variant(sa.Integer, 'sqlite'),
                    primary_key=True, autoincrement=False)
     node_uuid = sa.Column(sa.String(36), nullable=False)

@@ -28,7 +28,8 @@ def upgrade() -> None:
         sa.Column('conductor_group', sa.String(255)),
         sa.Column('owner', sa.String(255)),
         sa.Column('lessee', sa.String(255)),
-        sa.Column('created_at', sa.DateTime(), nullable=False))
+        sa.Column('created_at', sa.DateTime(), nullable=False),
+        sqlite_autoincrement=True)
     counter = op.create_table(
         'node_event_counter',
         sa.Column('id', sa.Integer(), primary_key=True,
