@@ -69,11 +69,22 @@ _TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
 _COLUMNS = ('id', 'node_uuid', 'field', 'old', 'new', 'detail',
             'created_at') + CONTEXT
-_INSERT = EVENTS.insert().values({c: sa.bindparam('v_' + c)
-                                  for c in _COLUMNS})
-# SQLite: the id from the table's AUTOINCREMENT
-_INSERT_AUTO = EVENTS.insert().values({c: sa.bindparam('v_' + c)
-                                       for c in _COLUMNS[1:]})
+_INSERTS: dict[tuple[bool, int], Any] = {}
+
+
+def _insert(with_id: bool, n: int):
+    """INSERT of ``n`` events in one statement (with their ids, or
+    taking SQLite's AUTOINCREMENT), built once per shape."""
+    stmt = _INSERTS.get((with_id, n))
+    if stmt is None:
+        cols = _COLUMNS if with_id else _COLUMNS[1:]
+        stmt = EVENTS.insert().values([
+            {c: sa.bindparam('v%d_%s' % (i, c), type_=EVENTS.c[c].type)
+             for c in cols} for i in range(n)])
+        _INSERTS[(with_id, n)] = stmt
+    return stmt
+
+
 _SQLITE_LAST = sa.text("SELECT seq FROM sqlite_sequence "
                        "WHERE name = 'node_events'")
 
@@ -166,22 +177,21 @@ def write(conn: sa.engine.Connection, rows: list[dict],
     write path)."""
     if not rows:
         return
-    if conn.dialect.name == 'sqlite':
-        for row in rows:
-            prepared.run(cache, conn, _INSERT_AUTO,
-                         {'v_' + c: row[c] for c in _COLUMNS[1:]})
-        return
-    n = len(rows)
-    if conn.dialect.update_returning:
-        last = prepared.run(cache, conn, _TAKE_RETURNING,
-                            {'_n': n})[0][0]['last_id']
-    else:
-        prepared.run(cache, conn, _TAKE, {'_n': n})
-        last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
-    for i, row in enumerate(rows):
-        row['id'] = last - n + 1 + i
-        prepared.run(cache, conn, _INSERT,
-                     {'v_' + c: row[c] for c in _COLUMNS})
+    sqlite = conn.dialect.name == 'sqlite'
+    if not sqlite:
+        n = len(rows)
+        if conn.dialect.update_returning:
+            last = prepared.run(cache, conn, _TAKE_RETURNING,
+                                {'_n': n})[0][0]['last_id']
+        else:
+            prepared.run(cache, conn, _TAKE, {'_n': n})
+            last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
+        for i, row in enumerate(rows):
+            row['id'] = last - n + 1 + i
+    cols = _COLUMNS[1:] if sqlite else _COLUMNS
+    prepared.run(cache, conn, _insert(not sqlite, len(rows)),
+                 {'v%d_%s' % (i, c): row[c]
+                  for i, row in enumerate(rows) for c in cols})
 
 
 # ---------------------------------------------------------------- reading
