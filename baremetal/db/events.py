@@ -69,24 +69,119 @@ _TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
 _COLUMNS = ('id', 'node_uuid', 'field', 'old', 'new', 'detail',
             'created_at') + CONTEXT
-_INSERTS: dict[tuple[bool, int], Any] = {}
+_INSERTS: dict[int, Any] = {}
 
 
-def _insert(with_id: bool, n: int):
-    """INSERT of ``n`` events in one statement (with their ids, or
-    taking SQLite's AUTOINCREMENT), built once per shape."""
-    stmt = _INSERTS.get((with_id, n))
+def _insert(n: int):
+    """INSERT of ``n`` events in one statement, built once per ``n``.
+    (On SQLite an id of NULL takes the next of its AUTOINCREMENT.)"""
+    stmt = _INSERTS.get(n)
     if stmt is None:
-        cols = _COLUMNS if with_id else _COLUMNS[1:]
         stmt = EVENTS.insert().values([
             {c: sa.bindparam('v%d_%s' % (i, c), type_=EVENTS.c[c].type)
-             for c in cols} for i in range(n)])
-        _INSERTS[(with_id, n)] = stmt
+             for c in _COLUMNS} for i in range(n)])
+        _INSERTS[n] = stmt
     return stmt
 
 
 _SQLITE_LAST = sa.text("SELECT seq FROM sqlite_sequence "
                        "WHERE name = 'node_events'")
+
+
+# ------------------------------------------------ SQLite: in the database
+#
+# On SQLite (the embedded server) the same events are written by
+# triggers, inside SQLite, in the statement that changes the node: no
+# statement more from Python and no Python work on the write path.  They
+# say the same as ``changes`` and ``lifecycle`` (a unit test runs both
+# on every database).  A later migration that rebuilds ``nodes`` on
+# SQLite (alembic's batch mode copies the table) must create them again.
+
+_NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now') || '000'"
+_INTO = ('INSERT INTO node_events (node_uuid, resource_class, '
+         'conductor_group, owner, lessee, created_at, field, old, new, '
+         'detail) SELECT {r}.uuid, {r}.resource_class, {r}.conductor_group, '
+         '{r}.owner, {r}.lessee, ' + _NOW + ", '{field}', {old}, {new}, "
+         '{detail}')
+
+
+def _has_step(x: str) -> str:
+    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
+
+
+def _step_key(x: str) -> str:
+    return ("CASE WHEN %s THEN coalesce(json_extract(%s, '$.interface'), "
+            "'') || '/' || coalesce(json_extract(%s, '$.step'), '') || '/' "
+            "|| coalesce(json_extract(%s, '$.priority'), '') END"
+            % (_has_step(x), x, x, x))
+
+
+def _step_json(x: str) -> str:
+    return ("json_object('interface', json_extract({x}, '$.interface'), "
+            "'step', json_extract({x}, '$.step'), 'priority', "
+            "json_extract({x}, '$.priority'))".format(x=x))
+
+
+def _on_update() -> str:
+    def ins(field, old, new, detail, where):
+        return _INTO.format(r='NEW', field=field, old=old, new=new,
+                            detail=detail) + ' WHERE ' + where + ';'
+    body = [ins('provision_state', 'json_quote(OLD.provision_state)',
+                'json_quote(NEW.provision_state)',
+                "json_object('old_target_provision_state', "
+                "OLD.target_provision_state, 'target_provision_state', "
+                'NEW.target_provision_state)',
+                'OLD.provision_state IS NOT NEW.provision_state OR '
+                'OLD.target_provision_state IS NOT '
+                'NEW.target_provision_state'),
+            ins('power_state', 'json_quote(OLD.power_state)',
+                'json_quote(NEW.power_state)', 'NULL',
+                'OLD.power_state IS NOT NEW.power_state')]
+    flag = "CASE WHEN coalesce({r}.maintenance, 0) THEN 'true' ELSE " \
+        "'false' END"
+    body.append(ins(
+        'maintenance', flag.format(r='OLD'), flag.format(r='NEW'),
+        "json_object('reason', CASE WHEN NEW.maintenance THEN "
+        'NEW.maintenance_reason END)',
+        'coalesce(OLD.maintenance, 0) != coalesce(NEW.maintenance, 0) OR '
+        '(coalesce(NEW.maintenance, 0) AND OLD.maintenance_reason IS NOT '
+        'NEW.maintenance_reason)'))
+    for field in ('fault', 'health'):
+        body.append(ins(field, 'json_quote(OLD.%s)' % field,
+                        'json_quote(NEW.%s)' % field, 'NULL',
+                        'OLD.{f} IS NOT NEW.{f}'.format(f=field)))
+    for field in ('clean_step', 'deploy_step', 'service_step'):
+        o, n = 'OLD.' + field, 'NEW.' + field
+        changed = '(%s) IS NOT (%s)' % (_step_key(o), _step_key(n))
+        body.append(ins(field, _step_json(o), 'NULL',
+                        "json_object('step', 'end')",
+                        '%s AND %s' % (changed, _has_step(o))))
+        body.append(ins(field, 'NULL', _step_json(n),
+                        "json_object('step', 'start')",
+                        '%s AND %s' % (changed, _has_step(n))))
+    watched = ', '.join(TRACKED + tuple(_WITH))
+    return ('CREATE TRIGGER node_events_on_update AFTER UPDATE OF %s ON '
+            'nodes FOR EACH ROW BEGIN\n%s\nEND' % (watched, '\n'.join(body)))
+
+
+def _on_lifecycle(what: str, row: str) -> str:
+    when = 'INSERT' if what == 'created' else 'DELETE'
+    return ('CREATE TRIGGER node_events_on_%s AFTER %s ON nodes FOR EACH '
+            'ROW BEGIN %s; END' % (
+                when.lower(), when, _INTO.format(
+                    r=row, field='node', old='NULL',
+                    new="json_quote('%s')" % what,
+                    detail="json_object('provision_state', "
+                           "%s.provision_state)" % row)))
+
+
+SQLITE_TRIGGERS = (_on_lifecycle('created', 'NEW'),
+                   _on_lifecycle('deleted', 'OLD'), _on_update())
+
+
+def in_python(dialect_name: str) -> bool:
+    """Whether db.api writes the events (else SQLite's triggers do)."""
+    return dialect_name != 'sqlite'
 
 
 def touches(values: dict) -> bool:
@@ -177,8 +272,10 @@ def write(conn: sa.engine.Connection, rows: list[dict],
     write path)."""
     if not rows:
         return
-    sqlite = conn.dialect.name == 'sqlite'
-    if not sqlite:
+    if conn.dialect.name == 'sqlite':
+        for row in rows:
+            row['id'] = None
+    else:
         n = len(rows)
         if conn.dialect.update_returning:
             last = prepared.run(cache, conn, _TAKE_RETURNING,
@@ -188,10 +285,9 @@ def write(conn: sa.engine.Connection, rows: list[dict],
             last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
         for i, row in enumerate(rows):
             row['id'] = last - n + 1 + i
-    cols = _COLUMNS[1:] if sqlite else _COLUMNS
-    prepared.run(cache, conn, _insert(not sqlite, len(rows)),
+    prepared.run(cache, conn, _insert(len(rows)),
                  {'v%d_%s' % (i, c): row[c]
-                  for i, row in enumerate(rows) for c in cols})
+                  for i, row in enumerate(rows) for c in _COLUMNS})
 
 
 # ---------------------------------------------------------------- reading

@@ -550,4 +550,14 @@ def _first_counter_row(target, connection, **kw):
     connection.execute(target.insert().values(id=1, last_id=0))
 
 
+@sa.event.listens_for(Base.metadata, 'after_create')
+def _sqlite_event_triggers(target, connection, **kw):
+    # on SQLite the node events are written by triggers (db/events.py),
+    # created once every table exists
+    if connection.dialect.name == 'sqlite':
+        from baremetal.db import events
+        for sql in events.SQLITE_TRIGGERS:
+            connection.exec_driver_sql(sql)
+
+
 TABLES = Base.metadata.tables

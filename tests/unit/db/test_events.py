@@ -117,6 +117,47 @@ def test_every_write_path_records_in_its_transaction(any_db_api):
     assert ids == list(range(1, len(ids) + 1))
 
 
+def test_steps_and_maintenance_read_the_same_on_every_database(
+        any_db_api):
+    """SQLite writes the events with triggers, the others from Python:
+    the same events either way."""
+    nid = db.create(db.NODES, {'driver': 'fake-hardware',
+                               'provision_state': 'enroll'})['id']
+    start = events.last_id()
+    a = {'interface': 'deploy', 'step': 'erase', 'priority': 10,
+         'args': {'secret': 'x'}}
+    b = {'interface': 'bios', 'step': 'apply', 'priority': 5}
+    for values in ({'clean_step': a, 'provision_state': 'cleaning',
+                    'target_provision_state': 'available'},
+                   {'clean_step': dict(a, args={})}, {'clean_step': b},
+                   {'clean_step': {}}, {'maintenance': True,
+                                        'maintenance_reason': 'fans'},
+                   {'maintenance_reason': 'fans'},
+                   {'maintenance_reason': 'psu'},
+                   {'maintenance': False, 'maintenance_reason': None},
+                   {'health': 'OK', 'fault': 'clean failure'}):
+        assert db.update(db.NODES, nid, values) == 1
+    got = [(e['field'], e['old'], e['new'], e['detail'])
+           for e in events.after(start, 100)]
+    sa_ = {'interface': 'deploy', 'step': 'erase', 'priority': 10}
+    sb = {'interface': 'bios', 'step': 'apply', 'priority': 5}
+    assert got == [
+        ('provision_state', 'enroll', 'cleaning',
+         {'old_target_provision_state': None,
+          'target_provision_state': 'available'}),
+        ('clean_step', None, sa_, {'step': 'start'}),
+        ('clean_step', sa_, None, {'step': 'end'}),
+        ('clean_step', None, sb, {'step': 'start'}),
+        ('clean_step', sb, None, {'step': 'end'}),
+        ('maintenance', False, True, {'reason': 'fans'}),
+        ('maintenance', True, True, {'reason': 'psu'}),
+        ('maintenance', True, False, {'reason': None}),
+        ('fault', None, 'clean failure', None),
+        ('health', None, 'OK', None)]
+    times = [e['created_at'] for e in events.after(start, 100)]
+    assert all(abs((t - db.utcnow()).total_seconds()) < 60 for t in times)
+
+
 def test_filters_and_project_scope(api):
     def node(**fields):
         return db.create(db.NODES, dict(driver='fake-hardware', **fields))
@@ -223,7 +264,18 @@ def test_schema_from_migrations_has_the_counter_row(tmp_path):
     from baremetal.db import migration
     engine = sa.create_engine('sqlite:///%s' % (tmp_path / 'm.sqlite'))
     migration.upgrade(engine)
-    with engine.connect() as conn:
+    fresh = sa.create_engine('sqlite:///%s' % (tmp_path / 'f.sqlite'))
+    assert migration.create_schema(fresh)
+    query = sa.text("SELECT name, sql FROM sqlite_master WHERE type = "
+                    "'trigger' ORDER BY name")
+    with engine.connect() as conn, fresh.connect() as other:
         assert conn.execute(sa.text(
             'SELECT id, last_id FROM node_event_counter')).all() == [(1, 0)]
+        # and SQLite's triggers, as create_schema makes them
+        triggers = conn.execute(query).all()
+        assert [t[0] for t in triggers] == [
+            'node_events_on_delete', 'node_events_on_insert',
+            'node_events_on_update']
+        assert triggers == other.execute(query).all()
     engine.dispose()
+    fresh.dispose()

@@ -36,3 +36,8 @@ def upgrade() -> None:
                   autoincrement=False),
         sa.Column('last_id', sa.BigInteger(), nullable=False))
     op.bulk_insert(counter, [{'id': 1, 'last_id': 0}])
+    if op.get_bind().dialect.name == 'sqlite':
+        # the embedded server's events come from triggers (db/events.py)
+        from baremetal.db import events
+        for sql in events.SQLITE_TRIGGERS:
+            op.execute(sql)
