@@ -20,10 +20,13 @@ next writer waits for the lock and then reads the committed value, so
 ids are handed out in commit order, and a rolled-back transaction gives
 its ids back (no holes).  PostgreSQL and MariaDB make a commit visible
 before they release its locks, so when id N is visible, every id below
-N is.  SQLite has one writer at a time anyway (and baremetal serialises
-its writes in-process too).  The counter is taken last in the
-transaction, after the node's own statements, so it is held only for
-the INSERT of the events and the COMMIT.
+N is.  The counter is taken last in the transaction, after the node's
+own statements, so it is held only for the INSERT of the events and the
+COMMIT.  SQLite has one writer at a time anyway (and baremetal
+serialises its writes in-process too): there the table's AUTOINCREMENT
+hands the ids out (in commit order, never one twice even after a purge)
+and the counter row is not used, one statement less on the embedded
+server's write path.
 
 Old values are read in the transaction, under the node's row lock
 (``SELECT ... FOR UPDATE``), so ``old`` is what was stored, whoever
@@ -38,6 +41,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from baremetal.db import models
+from baremetal.db import prepared
 
 EVENTS = models.TABLES['node_events']
 COUNTER = models.TABLES['node_event_counter']
@@ -61,8 +65,123 @@ _BEFORE = sa.select(
 
 _TAKE = (COUNTER.update().where(COUNTER.c.id == 1)
          .values(last_id=COUNTER.c.last_id + sa.bindparam('_n')))
+_TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
-_INSERT = EVENTS.insert()
+_COLUMNS = ('id', 'node_uuid', 'field', 'old', 'new', 'detail',
+            'created_at') + CONTEXT
+_INSERTS: dict[int, Any] = {}
+
+
+def _insert(n: int):
+    """INSERT of ``n`` events in one statement, built once per ``n``.
+    (On SQLite an id of NULL takes the next of its AUTOINCREMENT.)"""
+    stmt = _INSERTS.get(n)
+    if stmt is None:
+        stmt = EVENTS.insert().values([
+            {c: sa.bindparam('v%d_%s' % (i, c), type_=EVENTS.c[c].type)
+             for c in _COLUMNS} for i in range(n)])
+        _INSERTS[n] = stmt
+    return stmt
+
+
+_SQLITE_LAST = sa.text("SELECT seq FROM sqlite_sequence "
+                       "WHERE name = 'node_events'")
+
+
+# ------------------------------------------------ SQLite: in the database
+#
+# On SQLite (the embedded server) the same events are written by
+# triggers, inside SQLite, in the statement that changes the node: no
+# statement more from Python and no Python work on the write path.  They
+# say the same as ``changes`` and ``lifecycle`` (a unit test runs both
+# on every database).  A later migration that rebuilds ``nodes`` on
+# SQLite (alembic's batch mode copies the table) must create them again.
+
+_NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now') || '000'"
+_INTO = ('INSERT INTO node_events (node_uuid, resource_class, '
+         'conductor_group, owner, lessee, created_at, field, old, new, '
+         'detail) SELECT {r}.uuid, {r}.resource_class, {r}.conductor_group, '
+         '{r}.owner, {r}.lessee, ' + _NOW + ", '{field}', {old}, {new}, "
+         '{detail}')
+
+
+def _has_step(x: str) -> str:
+    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
+
+
+def _step_key(x: str) -> str:
+    return ("CASE WHEN %s THEN coalesce(json_extract(%s, '$.interface'), "
+            "'') || '/' || coalesce(json_extract(%s, '$.step'), '') || '/' "
+            "|| coalesce(json_extract(%s, '$.priority'), '') END"
+            % (_has_step(x), x, x, x))
+
+
+def _step_json(x: str) -> str:
+    return ("json_object('interface', json_extract({x}, '$.interface'), "
+            "'step', json_extract({x}, '$.step'), 'priority', "
+            "json_extract({x}, '$.priority'))".format(x=x))
+
+
+def _on_update() -> str:
+    def ins(field, old, new, detail, where):
+        return _INTO.format(r='NEW', field=field, old=old, new=new,
+                            detail=detail) + ' WHERE ' + where + ';'
+    body = [ins('provision_state', 'json_quote(OLD.provision_state)',
+                'json_quote(NEW.provision_state)',
+                "json_object('old_target_provision_state', "
+                "OLD.target_provision_state, 'target_provision_state', "
+                'NEW.target_provision_state)',
+                'OLD.provision_state IS NOT NEW.provision_state OR '
+                'OLD.target_provision_state IS NOT '
+                'NEW.target_provision_state'),
+            ins('power_state', 'json_quote(OLD.power_state)',
+                'json_quote(NEW.power_state)', 'NULL',
+                'OLD.power_state IS NOT NEW.power_state')]
+    flag = "CASE WHEN coalesce({r}.maintenance, 0) THEN 'true' ELSE " \
+        "'false' END"
+    body.append(ins(
+        'maintenance', flag.format(r='OLD'), flag.format(r='NEW'),
+        "json_object('reason', CASE WHEN NEW.maintenance THEN "
+        'NEW.maintenance_reason END)',
+        'coalesce(OLD.maintenance, 0) != coalesce(NEW.maintenance, 0) OR '
+        '(coalesce(NEW.maintenance, 0) AND OLD.maintenance_reason IS NOT '
+        'NEW.maintenance_reason)'))
+    for field in ('fault', 'health'):
+        body.append(ins(field, 'json_quote(OLD.%s)' % field,
+                        'json_quote(NEW.%s)' % field, 'NULL',
+                        'OLD.{f} IS NOT NEW.{f}'.format(f=field)))
+    for field in ('clean_step', 'deploy_step', 'service_step'):
+        o, n = 'OLD.' + field, 'NEW.' + field
+        changed = '(%s) IS NOT (%s)' % (_step_key(o), _step_key(n))
+        body.append(ins(field, _step_json(o), 'NULL',
+                        "json_object('step', 'end')",
+                        '%s AND %s' % (changed, _has_step(o))))
+        body.append(ins(field, 'NULL', _step_json(n),
+                        "json_object('step', 'start')",
+                        '%s AND %s' % (changed, _has_step(n))))
+    watched = ', '.join(TRACKED + tuple(_WITH))
+    return ('CREATE TRIGGER node_events_on_update AFTER UPDATE OF %s ON '
+            'nodes FOR EACH ROW BEGIN\n%s\nEND' % (watched, '\n'.join(body)))
+
+
+def _on_lifecycle(what: str, row: str) -> str:
+    when = 'INSERT' if what == 'created' else 'DELETE'
+    return ('CREATE TRIGGER node_events_on_%s AFTER %s ON nodes FOR EACH '
+            'ROW BEGIN %s; END' % (
+                when.lower(), when, _INTO.format(
+                    r=row, field='node', old='NULL',
+                    new="json_quote('%s')" % what,
+                    detail="json_object('provision_state', "
+                           "%s.provision_state)" % row)))
+
+
+SQLITE_TRIGGERS = (_on_lifecycle('created', 'NEW'),
+                   _on_lifecycle('deleted', 'OLD'), _on_update())
+
+
+def in_python(dialect_name: str) -> bool:
+    """Whether db.api writes the events (else SQLite's triggers do)."""
+    return dialect_name != 'sqlite'
 
 
 def touches(values: dict) -> bool:
@@ -71,11 +190,12 @@ def touches(values: dict) -> bool:
     return not _WATCHED.isdisjoint(values)
 
 
-def before(conn: sa.engine.Connection, node_id: int) -> dict | None:
+def before(conn: sa.engine.Connection, node_id: int,
+           cache: prepared.Cache | None = None) -> dict | None:
     """The node's tracked fields and context, locked until the end of
     the transaction (on SQLite the write lock is held already)."""
-    row = conn.execute(_BEFORE, {'_node': node_id}).mappings().first()
-    return dict(row) if row is not None else None
+    rows, _ = prepared.run(cache, conn, _BEFORE, {'_node': node_id})
+    return rows[0] if rows else None
 
 
 def _step(value: Any) -> Any:
@@ -144,17 +264,30 @@ def lifecycle(node: dict, what: str, now: datetime.datetime) -> list[dict]:
                  created_at=now)]
 
 
-def write(conn: sa.engine.Connection, rows: list[dict]) -> None:
+def write(conn: sa.engine.Connection, rows: list[dict],
+          cache: prepared.Cache | None = None) -> None:
     """Give ``rows`` the next ids and insert them, in the caller's
-    transaction (the counter stays locked until it ends)."""
+    transaction (the counter stays locked until it ends).  Statements
+    built once, run prepared where ``cache`` allows (this is the node
+    write path)."""
     if not rows:
         return
-    n = len(rows)
-    conn.execute(_TAKE, {'_n': n})
-    last = conn.execute(_LAST).scalar_one()
-    for i, row in enumerate(rows):
-        row['id'] = last - n + 1 + i
-    conn.execute(_INSERT, rows)
+    if conn.dialect.name == 'sqlite':
+        for row in rows:
+            row['id'] = None
+    else:
+        n = len(rows)
+        if conn.dialect.update_returning:
+            last = prepared.run(cache, conn, _TAKE_RETURNING,
+                                {'_n': n})[0][0]['last_id']
+        else:
+            prepared.run(cache, conn, _TAKE, {'_n': n})
+            last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
+        for i, row in enumerate(rows):
+            row['id'] = last - n + 1 + i
+    prepared.run(cache, conn, _insert(len(rows)),
+                 {'v%d_%s' % (i, c): row[c]
+                  for i, row in enumerate(rows) for c in _COLUMNS})
 
 
 # ---------------------------------------------------------------- reading
@@ -214,10 +347,16 @@ def after(since: int, limit: int, **filters: Any) -> list[dict]:
         return [dict(r) for r in conn.execute(stmt).mappings()]
 
 
+def _last(conn: sa.engine.Connection) -> int:
+    if conn.dialect.name == 'sqlite':
+        return conn.execute(_SQLITE_LAST).scalar() or 0
+    return conn.execute(_LAST).scalar_one()
+
+
 def last_id() -> int:
     """The last id handed out (0 before the first event)."""
     with _db().reader() as conn:
-        return conn.execute(_LAST).scalar_one()
+        return _last(conn)
 
 
 def purge(older_than: datetime.datetime | None, keep: int | None) -> int:
@@ -228,7 +367,7 @@ def purge(older_than: datetime.datetime | None, keep: int | None) -> int:
     with _db().writer() as conn:
         cuts = []
         if keep is not None:
-            cuts.append(conn.execute(_LAST).scalar_one() - keep)
+            cuts.append(_last(conn) - keep)
         if older_than is not None:
             # ids grow with time: the newest id written before the
             # cut-off, then a range delete on the primary key

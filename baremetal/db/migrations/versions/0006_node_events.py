@@ -28,10 +28,16 @@ def upgrade() -> None:
         sa.Column('conductor_group', sa.String(255)),
         sa.Column('owner', sa.String(255)),
         sa.Column('lessee', sa.String(255)),
-        sa.Column('created_at', sa.DateTime(), nullable=False))
+        sa.Column('created_at', sa.DateTime(), nullable=False),
+        sqlite_autoincrement=True)
     counter = op.create_table(
         'node_event_counter',
         sa.Column('id', sa.Integer(), primary_key=True,
                   autoincrement=False),
         sa.Column('last_id', sa.BigInteger(), nullable=False))
     op.bulk_insert(counter, [{'id': 1, 'last_id': 0}])
+    if op.get_bind().dialect.name == 'sqlite':
+        # the embedded server's events come from triggers (db/events.py)
+        from baremetal.db import events
+        for sql in events.SQLITE_TRIGGERS:
+            op.execute(sql)
