@@ -9,7 +9,6 @@ import pytest
 from baremetal.api.controllers import node_plan
 from baremetal.common import exception
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
 
 ERASE = [{'interface': 'deploy', 'step': 'erase_devices_metadata'},
          {'interface': 'bios', 'step': 'factory_reset'}]
@@ -173,6 +172,12 @@ def test_what_a_node_waits_on(info, fields, expected):
 
 
 def test_the_root_route_leaves_nothing_else_at_root(api):
-    assert db.utcnow()      # the harness's database answers
     status, _, _ = api.request('GET', '/nodes/x/plan/more')
     assert status == 404
+
+
+def test_the_plan_is_outside_v1_only(api):
+    n = api.create_node()
+    assert api.request('GET', '/nodes/%s/plan' % n['uuid'])[0] == 200
+    assert api.request('GET', '/nodes/%s/plan/' % n['uuid'])[0] == 200
+    assert api.request('GET', '/v1/nodes/%s/plan' % n['uuid'])[0] == 404
