@@ -215,7 +215,7 @@
           headers: headers(extra), credentials: 'same-origin',
           cache: 'no-store'});
         if (resp.status === 401) {
-          askToken('The token was refused.');
+          askToken(page.token ? 'The token was refused.' : '');
           return;
         }
         if (!resp.ok || !resp.body) throw new Error('HTTP ' + resp.status);
