@@ -17,10 +17,12 @@ from oslo_middleware import http_proxy_to_wsgi
 
 from baremetal.api import auth
 from baremetal.api import errors
+from baremetal.api import event_feed
 from baremetal.api import routing
 from baremetal.api import request as api_request
 from baremetal.api import request_ids
 from baremetal.api import request_metrics
+from baremetal.api import ui
 from baremetal.api import versions
 from baremetal.common import exception
 
@@ -54,6 +56,8 @@ pecan.core.getargspec = functools.lru_cache(maxsize=64)(
 def _load_controllers() -> None:
     # importing registers the routes
     from baremetal.api.controllers import metrics  # noqa: F401
+    from baremetal.api.controllers import events_feed  # noqa: F401
+    from baremetal.api.controllers import node_plan  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()
@@ -81,8 +85,12 @@ class Dispatcher:
                     version < versions.NO_JSON_SUFFIX:
                 # before 1.91 a ".json" ending only asked for JSON
                 path = path[:-len('.json')]
-            if path.split('/', 2)[1] in _V1_RESOURCES:
-                # Ironic routes /nodes/... and the like to v1
+            if path.split('/', 2)[1] in _V1_RESOURCES and \
+                    not routing.serves_at_root(req.method, path):
+                # Ironic routes /nodes/... and the like to v1 (this
+                # service's own root routes stay: GET /events, the
+                # change feed, not Ironic's POST-only /v1/events; GET
+                # /nodes/{node}/plan)
                 path = '/v1' + path
             ctx = req.environ.get('baremetal.context')
             try:
@@ -124,6 +132,11 @@ class Dispatcher:
                 resp.content_type = None
                 resp.headers['Content-Type'] = result.content_type
                 resp.body = result.body
+            elif isinstance(result, event_feed.Stream):
+                resp.content_type = 'text/event-stream'
+                resp.app_iter = result
+                # the HTTP server sends each chunk at once (cmd/wsgi.py)
+                req.environ['baremetal.stream'] = True
             elif status == 204 or result is None:
                 resp.body = b''
                 resp.content_type = None
@@ -172,6 +185,11 @@ class _Pecan(pecan.core.ExplicitPecan):
     table.  (pecan's generic routing inspects signatures and parses JSON
     bodies into parameters on every request; we need neither.)"""
 
+    def _handle_empty_response_body(self, state):
+        # a stream's body is read by the client, not here
+        if not state.request.environ.get('baremetal.stream'):
+            super()._handle_empty_response_body(state)
+
     def find_controller(self, state):
         controller = self.root._dispatcher.dispatch
         state.controller = controller
@@ -182,6 +200,9 @@ class _Pecan(pecan.core.ExplicitPecan):
 def _json_only(app):
     """Every answer is JSON: keep pecan's content negotiation out."""
     def wrapper(environ, start_response):
+        # kept for the one route that also answers otherwise (a stream
+        # of the change feed)
+        environ['baremetal.accept'] = environ.get('HTTP_ACCEPT', '')
         environ['HTTP_ACCEPT'] = '*/*'
         return app(environ, start_response)
     return wrapper
@@ -196,6 +217,7 @@ def setup_app(conf, rpcapi):
     app = _Pecan(RootController(Dispatcher(conf, rpcapi)),
                       force_canonical=False, guess_content_type_from_ext=False)
     app = auth.wrap(_json_only(app), conf)
+    app = ui.mount(app, auth.protect_page(ui.Page(), conf))
     if conf.api.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return request_ids.RequestIds(request_metrics.RequestMetrics(app))

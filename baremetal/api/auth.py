@@ -152,6 +152,18 @@ def _protect(app, conf):
                                    {'oslo_config_config': conf})
 
 
+def protect_page(app, conf):
+    """The web page's files (api/ui) behind ``[DEFAULT]auth_strategy``:
+    open under ``noauth``; behind the same basic authentication as the
+    API under ``http_basic`` (the browser asks once and sends the
+    credentials with the page's API requests too); open under
+    ``keystone``, where a browser has no token to send for a page: the
+    page asks for one and sends it with its API requests."""
+    if conf.auth_strategy == 'http_basic':
+        return HTTPBasic(app, conf.http_basic_auth_user_file)
+    return app
+
+
 def wrap(app, conf):
     """``app`` behind ``[DEFAULT]auth_strategy``, except for the public
     routes' paths, which reach ``app`` as they came (the dispatcher

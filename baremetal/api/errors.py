@@ -81,7 +81,9 @@ def render(exc: BaseException) -> tuple[int, bytes]:
     status = status_of(exc)
     if isinstance(exc, exception.BaremetalException):
         message = exc.message
-        if status >= 500:
+        if isinstance(exc, exception.TemporaryFailure):
+            LOG.warning('Request refused for now: %s', message)
+        elif status >= 500:
             LOG.error('Request failed: %s', message)
     else:
         LOG.error('Unexpected error while serving a request',

@@ -315,6 +315,13 @@ def _rules() -> list[policy.RuleDefault]:
         policy.RuleDefault('baremetal:metrics:get', SYSTEM_READER,
                            scope_types=SYSTEM,
                            description='Read the Prometheus metrics'),
+        # the change feed (GET /events): any reader; a project-scoped
+        # one sees only the events of nodes its project owns or leases
+        policy.RuleDefault('baremetal:events:get',
+                           _any(SYSTEM_READER, 'role:reader'),
+                           scope_types=BOTH,
+                           description='Read the change feed of nodes '
+                                       '(GET /events)'),
         policy.RuleDefault('baremetal:driver:vendor_passthru',
                            SYSTEM_ADMIN, scope_types=SYSTEM,
                            description='Driver vendor passthru'),
@@ -476,3 +483,10 @@ def node_redactor(req):
                     req, 'baremetal:node:get:%s' % field, target):
                 out[field] = hidden
     return redact
+
+
+def events_project(req) -> str | None:
+    """The change feed as the node list: None, the caller sees every
+    node's events; else the project whose owned or leased nodes' events
+    it sees (as they were owned or leased at the time)."""
+    return list_project(req, 'node')

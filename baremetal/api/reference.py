@@ -39,6 +39,9 @@ _TEXT = {'/metrics': 'text/plain'}
 
 def _routes():
     from baremetal.api.controllers import metrics  # noqa: F401
+    # the controllers app._load_controllers loads
+    from baremetal.api.controllers import events_feed  # noqa: F401
+    from baremetal.api.controllers import node_plan  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()

@@ -25,8 +25,14 @@ class Route:
 
 _ROUTES: list[Route] = []
 _BY_PREFIX: dict[str, list[Route]] = {}
+# routes whose template's second segment is a parameter
+# (``/nodes/{node}/plan``), by their first segment
+_BY_HEAD: dict[str, list[Route]] = {}
 # the routes served without credentials (auth.py lets their paths through)
 _PUBLIC: list[Route] = []
+# the routes of paths outside /v1 whose first segment is also a v1
+# resource's (the dispatcher asks serves_at_root)
+_ROOT: list[Route] = []
 
 
 def _compile(template: str) -> re.Pattern:
@@ -44,6 +50,15 @@ def _prefix(path: str) -> str:
     return '/'.join(segs[:2])
 
 
+def _by_head(template: str) -> str | None:
+    """The first segment of a template whose second one is a parameter
+    (such a route is looked up by its first segment only)."""
+    segs = template.strip('/').split('/')
+    if len(segs) > 1 and segs[1].startswith('{'):
+        return segs[0]
+    return None
+
+
 def route(method: str, template: str, min_version: int = versions.MIN,
           max_version: int = versions.MAX, status: int = 200,
           public: bool = False):
@@ -52,9 +67,15 @@ def route(method: str, template: str, min_version: int = versions.MIN,
         r = Route(method, template, _compile(template), fn, min_version,
                   max_version, status, public)
         _ROUTES.append(r)
-        _BY_PREFIX.setdefault(_prefix(template), []).append(r)
+        head = _by_head(template)
+        if head is None:
+            _BY_PREFIX.setdefault(_prefix(template), []).append(r)
+        else:
+            _BY_HEAD.setdefault(head, []).append(r)
         if public:
             _PUBLIC.append(r)
+        if template.strip('/').split('/')[0] not in ('', 'v1'):
+            _ROOT.append(r)
         return fn
     return wrap
 
@@ -66,7 +87,7 @@ def match(method: str, path: str, version: int = versions.MAX
     later (or earlier) version serves."""
     allowed = []
     too_old = None
-    for r in _BY_PREFIX.get(_prefix(path), ()):
+    for r in _candidates(path):
         m = r.regex.match(path)
         if m is None:
             continue
@@ -95,6 +116,20 @@ def match(method: str, path: str, version: int = versions.MAX
     if allowed:
         raise MethodNotAllowed(allowed)
     raise HTTPError(404)
+
+
+def _candidates(path: str) -> list[Route]:
+    found = _BY_PREFIX.get(_prefix(path), [])
+    head = _BY_HEAD.get(path.lstrip('/').split('/', 1)[0])
+    return found + head if head else found
+
+
+def serves_at_root(method: str, path: str) -> bool:
+    """Whether a route outside ``/v1`` serves ``method`` on ``path``
+    (``GET /nodes/{node}/plan``): the dispatcher then leaves the path
+    as it is instead of reading ``/nodes/...`` as ``/v1/nodes/...``."""
+    return any(r.method == method and r.regex.match(path)
+               for r in _ROOT)
 
 
 def is_public(path: str) -> bool:

@@ -16,6 +16,9 @@ as many threads as requests queue, at once.  Once two seconds pass with
 no stall and no thread waiting on a conductor, the pool goes back to one
 thread (busy threads finish their request first): under a steady load of
 CPU-bound requests the extra threads would only contend for the lock.
+Streams of the change feed (GET /events) hold a thread each for as long
+as they are open: the pool keeps that many on top of its minimum, and
+admits at most [events]max_streams of them (api/event_feed.py).
 """
 
 import threading
@@ -33,12 +36,26 @@ GROW_TICK = 0.025
 SHRINK_AFTER = 2.0
 
 
+class _Gateway(cheroot_wsgi.Gateway_10):
+    """cheroot's WSGI 1.0 gateway, which sends a stream's every chunk as
+    it comes (cheroot buffers what it writes until the response ends)."""
+
+    def write(self, chunk):
+        super().write(chunk)
+        if self.env.get('baremetal.stream'):
+            self.req.conn.wfile.flush()
+
+
 class Server:
     def __init__(self, app, host: str, port: int, threads: int,
                  connection_limit: int, min_threads: int | None = None,
                  grow_after: float = GROW_TICK,
-                 waiting: Callable[[], int] | None = None) -> None:
+                 waiting: Callable[[], int] | None = None,
+                 held: Callable[[], int] | None = None) -> None:
         self.max_threads = threads
+        # how many threads long responses hold (streams of the change
+        # feed): the pool keeps them on top of its minimum
+        self.held = held
         # how many request threads wait on something else (conductors
         # over RPC) rather than work: when all do while requests queue,
         # the pool grows at the next tick, by as many as queue
@@ -55,6 +72,7 @@ class Server:
             (host, port), app, numthreads=self.min_threads,
             max=threads, request_queue_size=2048, timeout=300,
             server_name='baremetal', accepted_queue_size=connection_limit)
+        self._server.gateway = _Gateway
         # idle keep-alive connections kept open (cheroot's default: 10)
         self._server.keep_alive_conn_limit = connection_limit
         self._server.prepare()  # binds now: the port is known
@@ -112,23 +130,25 @@ class Server:
                         self._grow(1)
                         progress_at = now
                 seen = done
+                floor = min(self.max_threads, self.min_threads + (
+                    self.held() if self.held is not None else 0))
                 if now - needed_at > SHRINK_AFTER and \
-                        self.threads > self.min_threads:
+                        self.threads > floor:
                     # no stall and no wait on a conductor for a while:
                     # back to the few threads that serve CPU-bound
                     # requests best (busy ones finish their request)
-                    pool.shrink(self.threads - self.min_threads)
-                    self.threads = self.min_threads
+                    pool.shrink(self.threads - floor)
+                    self.threads = floor
                     idle_since = None
                     continue
                 idle = pool.idle
-                if idle > 0 and self.threads > self.min_threads:
+                if idle > 0 and self.threads > floor:
                     if idle_since is None:
                         idle_since, spare = now, idle
                     spare = min(spare, idle)
                     if now - idle_since > SHRINK_AFTER:
                         # threads no request needed for SHRINK_AFTER
-                        n = min(spare, self.threads - self.min_threads)
+                        n = min(spare, self.threads - floor)
                         pool.shrink(n)
                         self.threads -= n
                         idle_since = None
@@ -143,18 +163,26 @@ class Server:
         LOG.debug('API: %d threads (requests were waiting)', self.threads)
 
     def close(self) -> None:
+        from baremetal.api import event_feed
         self._stop.set()
+        # streams of the change feed end, or the threads that serve
+        # them would keep the server from stopping
+        event_feed.close()
         self._server.stop()
 
 
 def make_server(app, conf, default_threads: int, min_threads: int,
                 grow_after: float = GROW_TICK,
                 waiting: Callable[[], int] | None = None) -> Server:
+    from baremetal.api import event_feed
     api = conf.api
-    server = Server(app, api.host_ip, api.port,
-                    api.api_workers or default_threads,
+    threads = api.api_workers or default_threads
+    # a stream of the change feed holds a thread while it is open
+    event_feed.configure(conf, threads)
+    server = Server(app, api.host_ip, api.port, threads,
                     api.connection_limit, min_threads=min_threads,
-                    grow_after=grow_after, waiting=waiting)
+                    grow_after=grow_after, waiting=waiting,
+                    held=event_feed.held)
     LOG.info('API listening on http://%s:%s/', api.host_ip,
              server.effective_port)
     return server

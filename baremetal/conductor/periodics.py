@@ -17,6 +17,7 @@ from baremetal.conductor import power
 from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
+from baremetal.db import events as db_events
 
 LOG = log.getLogger(__name__)
 
@@ -156,6 +157,19 @@ def take_over_dead(conductor) -> None:
     takeover.run(conductor)
 
 
+def purge_events(conductor) -> int:
+    """Keep the change feed bounded: drop node events older than
+    [events]retention_hours and beyond [events]max_events (any conductor
+    may: deleting what another already deleted is harmless)."""
+    ev = conductor.conf.events
+    older = (db.utcnow() - datetime.timedelta(hours=ev.retention_hours)
+             if ev.retention_hours else None)
+    gone = db_events.purge(older, ev.max_events or None)
+    if gone:
+        LOG.info('Purged %d node events', gone)
+    return gone
+
+
 def _quiet_when_database_lost(fn):
     """A periodic task that meets an unreachable database says so in one
     line and runs again at its next turn."""
@@ -183,6 +197,10 @@ def build(conductor) -> periodics.PeriodicWorker:
                 lambda: poll_async_steps(conductor))), None, None),
         (periodics.periodic(c.takeover_interval, run_immediately=True)(
             _quiet_when_database_lost(lambda: take_over_dead(conductor))),
+         None, None),
+        (periodics.periodic(conductor.conf.events.purge_interval,
+                            run_immediately=False)(
+            _quiet_when_database_lost(lambda: purge_events(conductor))),
          None, None),
     ]
     if c.sync_power_state_interval > 0:

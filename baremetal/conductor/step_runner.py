@@ -16,6 +16,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import states
+from baremetal.common import step_timings
 from baremetal.conductor import bios
 from baremetal.conductor import firmware
 
@@ -74,10 +75,12 @@ def run(task, kind: StepKind, start: int = 0) -> None:
         step = plan[index]
         info[kind.index_key] = index
         setattr(node, kind.step_field, step)
+        step_timings.step_started(info, kind.name, index, step)
         node.save()
         if step['step'] in RESERVED_STEPS:
             if not _run_reserved(task, kind, step):
                 return      # failed, held or waiting
+            step_timings.step_finished(info, kind.name)
             continue
         iface = task.driver.interfaces.get(step['interface'])
         name = '%s.%s' % (step['interface'], step['step'])
@@ -113,6 +116,7 @@ def run(task, kind: StepKind, start: int = 0) -> None:
                            kind.wait_state))
             kind.on_fail(task, msg, step)
             return
+        step_timings.step_finished(info, kind.name)
         _after_step(task, step)
     clear_plan(task, kind)
     kind.on_done(task)
@@ -127,6 +131,8 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
     plan = info.get(kind.steps_key) or []
     step = plan[index] if index is not None and 0 <= index < len(plan) \
         else {}
+    if step and not error:
+        step_timings.step_finished(info, kind.name)
     task.process_event('resume')
     metrics.step_ended(node.uuid, kind.name, step, failed=bool(error))
     if error:

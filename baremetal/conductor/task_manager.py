@@ -25,6 +25,7 @@ from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import notifications
 from baremetal.common import state_machine
+from baremetal.common import step_timings
 from baremetal.conductor import inspection_rules
 from baremetal.conductor import notify
 from baremetal.db import api as db
@@ -116,6 +117,9 @@ class TaskManager:
             'target_provision_state': node.target_provision_state,
             'provision_updated_at': node.provision_updated_at}
         node.provision_state = new
+        if current in step_timings.WORKING or new in step_timings.WORKING:
+            step_timings.on_transition(node.driver_internal_info, current,
+                                       new, event)
         if new in state_machine.STABLE_STATES:
             node.target_provision_state = None
         elif target_state is not None:

@@ -9,6 +9,7 @@ from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import glance
+from baremetal.conf import events
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import metrics
@@ -18,6 +19,7 @@ from baremetal.conf import service_user
 
 CONF = cfg.CONF
 
-for _mod in (default, agent, api, conductor, database, deploy, glance,
-             inspection_rules, ipmi, metrics, pxe, redfish, service_user):
+for _mod in (default, agent, api, conductor, database, deploy, events,
+             glance, inspection_rules, ipmi, metrics, pxe, redfish,
+             service_user):
     _mod.register_opts(CONF)

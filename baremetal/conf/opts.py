@@ -7,6 +7,7 @@ from baremetal.conf import database
 from baremetal.conf import default
 from baremetal.conf import deploy
 from baremetal.conf import glance
+from baremetal.conf import events
 from baremetal.conf import inspection_rules
 from baremetal.conf import ipmi
 from baremetal.conf import metrics
@@ -22,6 +23,7 @@ GROUP_MODULES = {
     'database': database,
     'deploy': deploy,
     'glance': glance,
+    'events': events,
     'inspection_rules': inspection_rules,
     'ipmi': ipmi,
     'metrics': metrics,

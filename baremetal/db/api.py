@@ -29,6 +29,7 @@ from oslo_db.sqlalchemy import exc_filters
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
 
@@ -48,6 +49,9 @@ _engine: sa.engine.Engine | None = None
 # autocommit connections (see prepared.py)
 _prepared: prepared.Cache | None = None
 _write_lock: Any = contextlib.nullcontext()
+# whether node events are written from here (else by SQLite's triggers:
+# db/events.py)
+_events_in_python = True
 
 # For idempotent delete-then-insert transactions: on MySQL/MariaDB two of
 # them at once (conductors registering together) can deadlock on gap
@@ -115,6 +119,8 @@ def configure(url: str, synchronous_normal: bool = True,
                                           ping_after=5.0, autocommit=True)
         _open = _OpenConnections(engine, keep, ping_after=5.0)
     _engine = engine
+    global _events_in_python
+    _events_in_python = events.in_python(engine.dialect.name)
     _prepared = (prepared.Cache(always=True) if sqlite else
                  prepared.Cache(always=False) if postgresql else None)
     # they depend on the dialect (RETURNING)
@@ -334,7 +340,9 @@ def create(table: sa.Table, values: dict) -> dict:
     values.setdefault('created_at', utcnow())
     stmt = _insert_stmt(table, tuple(sorted(values)))
     try:
-        with single() as conn:
+        # a node is created with its "created" event (change feed)
+        with_event = table is NODES and _events_in_python
+        with writer() if with_event else single() as conn:
             params = {'v_' + k: v for k, v in values.items()}
             if engine().dialect.insert_returning:
                 rows, _ = prepared.run(_prepared, conn, stmt, params)
@@ -342,6 +350,9 @@ def create(table: sa.Table, values: dict) -> dict:
             else:
                 res = conn.execute(stmt, params)
                 values['id'] = res.inserted_primary_key[0]
+            if with_event:
+                events.write(conn, events.lifecycle(
+                    values, 'created', values['created_at']), _prepared)
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
     except db_exc.DBReferenceError as e:
@@ -448,6 +459,8 @@ def update(table: sa.Table, row_id: int, values: dict,
     values = dict(values)
     values.setdefault('updated_at', utcnow())
     where = tuple(where)
+    if table is NODES and _events_in_python and events.touches(values):
+        return _update_node_with_events(row_id, values, where)
     try:
         with single() as conn:
             if where:
@@ -461,6 +474,40 @@ def update(table: sa.Table, row_id: int, values: dict,
                                 params)[1]
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
+
+
+def _update_node_with_events(node_id: int, values: dict, where: tuple,
+                             stmt=None, params: dict | None = None) -> int:
+    """UPDATE a node and write the events of its tracked fields that
+    change, in one transaction (see db/events.py): the node is read
+    (and locked) first, the UPDATE runs (``stmt`` with ``params``, or
+    one built from ``values`` and ``where``), then the events take
+    their ids."""
+    adhoc = None
+    if stmt is None:
+        if where:
+            # built per call: run through SQLAlchemy (the prepared cache
+            # is for statements built once)
+            adhoc = (NODES.update().where(NODES.c.id == node_id, *where)
+                     .values(**values))
+        else:
+            stmt = _update_stmt(NODES, tuple(sorted(values)))
+            params = {'v_' + k: v for k, v in values.items()}
+            params['_row_id'] = node_id
+    try:
+        with writer() as conn:
+            old = events.before(conn, node_id, _prepared)
+            if old is None:
+                return 0
+            n = (conn.execute(adhoc).rowcount if adhoc is not None else
+                 prepared.run(_prepared, conn, stmt, params)[1])
+            if n:
+                events.write(conn, events.changes(
+                    old, values, values.get('updated_at') or utcnow()),
+                    _prepared)
+            return n
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(NODES, values, e) from None
 
 
 def delete(table: sa.Table, row_id: int) -> None:
@@ -597,6 +644,9 @@ def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
         _RELEASE_STMTS[keys] = stmt
     params = {'v_' + k: v for k, v in vals.items()}
     params.update(_row_id=node_id, _host=host)
+    if _events_in_python and events.touches(vals):
+        return _update_node_with_events(node_id, vals, (), stmt,
+                                        params) == 1
     with single() as conn:
         return prepared.run(_prepared, conn, stmt, params)[1] == 1
 
@@ -675,13 +725,20 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     unreserved``: not while someone holds its lock)."""
     params = {'_node': node_id}
     if _open_auto is not None:
-        with single() as conn:
-            return len(prepared.run(_prepared, conn,
+        with writer() as conn:
+            old = events.before(conn, node_id, _prepared)
+            gone = len(prepared.run(_prepared, conn,
                                     _destroy_one(only_unreserved),
                                     params)[0])
+            if gone and old is not None:
+                events.write(conn, events.lifecycle(old, 'deleted',
+                                                    utcnow()), _prepared)
+            return gone
     any_, unreserved, *rest = _destroy_stmts()
     try:
         with writer() as conn:
+            old = (events.before(conn, node_id, _prepared)
+                   if _events_in_python else None)
             # what references the node first (foreign keys are checked
             # per statement), then the node; undone if it is locked
             for stmt in rest:
@@ -690,6 +747,9 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
                                 unreserved if only_unreserved else any_,
                                 params)[1]:
                 raise _NothingDeleted()
+            if old is not None:
+                events.write(conn, events.lifecycle(old, 'deleted',
+                                                    utcnow()), _prepared)
     except _NothingDeleted:
         return 0
     return 1

@@ -51,9 +51,13 @@ class Base:
                 if value.name is None:
                     value.name = value.key = name
                 columns.append(value)
+        args = getattr(cls, '__table_args__', ())
+        # a trailing dict: the Table's keyword arguments
+        kwargs = args[-1] if args and isinstance(args[-1], dict) else {}
+        if kwargs:
+            args = args[:-1]
         cls.__table__ = sa.Table(cls.__tablename__, Base.metadata,
-                                 *columns,
-                                 *getattr(cls, '__table_args__', ()))
+                                 *columns, *args, **kwargs)
 
 
 def _ts():
@@ -508,6 +512,52 @@ class InspectionRule(Base):
     actions = sa.Column(JSONText, nullable=False)
     created_at = sa.Column(sa.DateTime)
     updated_at = sa.Column(sa.DateTime)
+
+
+class NodeEvent(Base):
+    """The change feed (GET /events): one row per change of a tracked
+    node field, written in the transaction of the change; ids come from
+    ``node_event_counter`` on PostgreSQL and MariaDB (see db/events.py
+    for why)."""
+    __tablename__ = 'node_events'
+    # SQLite hands the ids out itself (one writer at a time), never one
+    # twice, even after the newest were purged
+    __table_args__ = ({'sqlite_autoincrement': True},)
+    id = sa.Column(sa.BigInteger().with_variant(sa.Integer, 'sqlite'),
+                   primary_key=True, autoincrement=False)
+    node_uuid = sa.Column(sa.String(36), nullable=False)
+    field = sa.Column(sa.String(32), nullable=False)
+    old = sa.Column(JSONText)
+    new = sa.Column(JSONText)
+    detail = sa.Column(JSONText)
+    resource_class = sa.Column(sa.String(80))
+    conductor_group = sa.Column(sa.String(255))
+    owner = sa.Column(sa.String(255))
+    lessee = sa.Column(sa.String(255))
+    created_at = sa.Column(sa.DateTime, nullable=False)
+
+
+class NodeEventCounter(Base):
+    """One row: the last event id handed out.  Taking the next id
+    updates (locks) it until the writing transaction ends."""
+    __tablename__ = 'node_event_counter'
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    last_id = sa.Column(sa.BigInteger, nullable=False)
+
+
+@sa.event.listens_for(NodeEventCounter.__table__, 'after_create')
+def _first_counter_row(target, connection, **kw):
+    connection.execute(target.insert().values(id=1, last_id=0))
+
+
+@sa.event.listens_for(Base.metadata, 'after_create')
+def _sqlite_event_triggers(target, connection, **kw):
+    # on SQLite the node events are written by triggers (db/events.py),
+    # created once every table exists
+    if connection.dialect.name == 'sqlite':
+        from baremetal.db import events
+        for sql in events.SQLITE_TRIGGERS:
+            connection.exec_driver_sql(sql)
 
 
 TABLES = Base.metadata.tables

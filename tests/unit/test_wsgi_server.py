@@ -204,3 +204,58 @@ def test_threads_go_back_under_steady_load(serve, monkeypatch):
     for t in clients:
         t.join(10)
     assert answered and set(answered) == {b'ok'}
+
+
+def test_threads_held_by_streams_are_kept_on_top_of_the_minimum(
+        monkeypatch):
+    """A long response (a stream of the change feed) holds its thread:
+    the pool counts it as held and does not shrink below minimum + held,
+    so the next request does not wait for a thread to be added again;
+    once the stream ends the pool goes back to its minimum."""
+    monkeypatch.setattr(wsgi, 'SHRINK_AFTER', 0.2)
+    release = threading.Event()
+    held = [0]
+
+    def app(environ, start_response):
+        start_response('200 OK', [('Content-Type', 'text/event-stream')])
+        if environ['PATH_INFO'] != '/stream':
+            return [b'ok']
+        environ['baremetal.stream'] = True   # as api/app.py marks one
+
+        def body():
+            held[0] += 1
+            try:
+                yield b': connected\n\n'
+                release.wait(10)
+            finally:
+                held[0] -= 1
+        return body()
+    server = wsgi.Server(app, '127.0.0.1', 0, 8, 64, min_threads=1,
+                         held=lambda: held[0])
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        port = server.effective_port
+        c = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+        c.request('GET', '/stream')
+        r = c.getresponse()
+        # the first chunk arrives at once (cheroot alone would keep it
+        # in its buffer until the response ends)
+        assert r.status == 200
+        assert r.fp.readline() == b'd\r\n'
+        assert r.fp.readline() == b': connected\n'
+        deadline = time.monotonic() + 5
+        while held[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _get(port, '/fast') == (200, b'ok')   # a thread added
+        time.sleep(1.0)                               # > SHRINK_AFTER
+        assert server.threads == 2
+        assert _get(port, '/fast') == (200, b'ok')
+        release.set()
+        c.close()
+        deadline = time.monotonic() + 5
+        while server.threads > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.threads == 1
+    finally:
+        release.set()
+        server.close()

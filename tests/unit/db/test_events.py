@@ -1,0 +1,281 @@
+"""Node events: written with the change, in its transaction; ids visible
+in id order, also under concurrent writers on PostgreSQL."""
+
+import datetime
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from baremetal.db import api as db
+from baremetal.db import events
+from tests import harness
+from tests import services
+
+NOW = datetime.datetime(2026, 1, 2, 3, 4, 5)
+
+
+def _old(**fields):
+    row = {f: None for f in events.TRACKED + events.CONTEXT}
+    row.update(uuid='u1', maintenance=False, maintenance_reason=None,
+               target_provision_state=None)
+    row.update(fields)
+    return row
+
+
+def test_a_provision_state_change_says_its_targets():
+    rows = events.changes(_old(provision_state='enroll'),
+                          {'provision_state': 'verifying',
+                           'target_provision_state': 'manageable',
+                           'extra': {}}, NOW)
+    assert [(r['field'], r['old'], r['new'], r['detail']) for r in rows] \
+        == [('provision_state', 'enroll', 'verifying',
+             {'old_target_provision_state': None,
+              'target_provision_state': 'manageable'})]
+    assert rows[0]['node_uuid'] == 'u1' and rows[0]['created_at'] == NOW
+
+
+def test_untracked_or_unchanged_fields_are_no_event():
+    old = _old(provision_state='available', power_state='power off')
+    assert events.changes(old, {'provision_state': 'available',
+                                'power_state': 'power off',
+                                'driver_info': {'a': 1}}, NOW) == []
+    assert not events.touches({'driver_info': {}, 'updated_at': NOW})
+    assert events.touches({'maintenance_reason': 'x'})
+
+
+def test_maintenance_with_its_reason():
+    rows = events.changes(_old(), {'maintenance': True,
+                                   'maintenance_reason': 'fans'}, NOW)
+    assert [(r['old'], r['new'], r['detail']) for r in rows] == [
+        (False, True, {'reason': 'fans'})]
+    rows = events.changes(_old(maintenance=True, maintenance_reason='a'),
+                          {'maintenance_reason': 'b'}, NOW)
+    assert [r['detail'] for r in rows] == [{'reason': 'b'}]
+
+
+def test_a_step_replaced_ends_one_and_starts_the_next_without_args():
+    a = {'interface': 'deploy', 'step': 'erase', 'priority': 10,
+         'args': {'password': 'secret'}}
+    b = {'interface': 'bios', 'step': 'apply', 'priority': 5, 'args': {}}
+    rows = events.changes(_old(clean_step=a), {'clean_step': b}, NOW)
+    assert [(r['field'], r['old'], r['new'], r['detail']) for r in rows] \
+        == [('clean_step', {'interface': 'deploy', 'step': 'erase',
+                            'priority': 10}, None, {'step': 'end'}),
+            ('clean_step', None, {'interface': 'bios', 'step': 'apply',
+                                  'priority': 5}, {'step': 'start'})]
+    assert 'secret' not in repr(rows)
+    # the same step with other arguments is no change; {} is no step
+    assert events.changes(_old(clean_step=a), {'clean_step': dict(
+        a, args={})}, NOW) == []
+    assert [r['detail'] for r in events.changes(
+        _old(deploy_step=b), {'deploy_step': {}}, NOW)] == [{'step': 'end'}]
+
+
+def _feed(since=0):
+    return [(e['field'], e['old'], e['new'])
+            for e in events.after(since, 1000)]
+
+
+def test_every_write_path_records_in_its_transaction(any_db_api):
+    api = any_db_api
+    node = api.create_node(name='n1', resource_class='rc', owner='p1')
+    created = events.after(0, 10)
+    assert [(e['field'], e['new'], e['node_uuid'], e['resource_class'],
+             e['owner']) for e in created] == [
+        ('node', 'created', node['uuid'], 'rc', 'p1')]
+    start = events.last_id()
+    nid = db.get_node(node['uuid'])['id']
+    # untracked: no event
+    assert db.update(db.NODES, nid, {'extra': {'a': 1}}) == 1
+    assert events.last_id() == start
+    # a conditional update that matches nothing: no event either
+    assert db.update(db.NODES, nid, {'power_state': 'power on'},
+                     where=(db.NODES.c.reservation == 'nobody',)) == 0
+    assert events.last_id() == start
+    assert db.update(db.NODES, nid, {'power_state': 'power on',
+                                     'owner': 'p2'}) == 1
+    # the lock's release saves the task's changes with their events
+    db.reserve_node('host-a', nid)
+    assert db.release_node('host-a', nid, {'fault': 'power failure'})
+    # a unique violation rolls the event back with the change
+    other = api.create_node(name='n2')
+    before = events.last_id()
+    from baremetal.common import exception
+    with pytest.raises(exception.DuplicateName):
+        db.update(db.NODES, db.get_node(other['uuid'])['id'],
+                  {'name': 'n1', 'power_state': 'power off'})
+    assert events.last_id() == before
+    assert db.destroy_node(nid) == 1
+    got = events.after(start, 100)
+    assert [(e['field'], e['old'], e['new']) for e in got] == [
+        ('power_state', None, 'power on'), ('fault', None, 'power failure'),
+        ('node', None, 'created'), ('node', None, 'deleted')]
+    # the node's owner at the time of each event
+    assert [e['owner'] for e in got] == ['p2', 'p2', None, 'p2']
+    ids = [e['id'] for e in events.after(0, 100)]
+    assert ids == list(range(1, len(ids) + 1))
+
+
+def test_steps_and_maintenance_read_the_same_on_every_database(
+        any_db_api):
+    """SQLite writes the events with triggers, the others from Python:
+    the same events either way."""
+    nid = db.create(db.NODES, {'driver': 'fake-hardware',
+                               'provision_state': 'enroll'})['id']
+    start = events.last_id()
+    a = {'interface': 'deploy', 'step': 'erase', 'priority': 10,
+         'args': {'secret': 'x'}}
+    b = {'interface': 'bios', 'step': 'apply', 'priority': 5}
+    for values in ({'clean_step': a, 'provision_state': 'cleaning',
+                    'target_provision_state': 'available'},
+                   {'clean_step': dict(a, args={})}, {'clean_step': b},
+                   {'clean_step': {}}, {'maintenance': True,
+                                        'maintenance_reason': 'fans'},
+                   {'maintenance_reason': 'fans'},
+                   {'maintenance_reason': 'psu'},
+                   {'maintenance': False, 'maintenance_reason': None},
+                   {'health': 'OK', 'fault': 'clean failure'}):
+        assert db.update(db.NODES, nid, values) == 1
+    got = [(e['field'], e['old'], e['new'], e['detail'])
+           for e in events.after(start, 100)]
+    sa_ = {'interface': 'deploy', 'step': 'erase', 'priority': 10}
+    sb = {'interface': 'bios', 'step': 'apply', 'priority': 5}
+    assert got == [
+        ('provision_state', 'enroll', 'cleaning',
+         {'old_target_provision_state': None,
+          'target_provision_state': 'available'}),
+        ('clean_step', None, sa_, {'step': 'start'}),
+        ('clean_step', sa_, None, {'step': 'end'}),
+        ('clean_step', None, sb, {'step': 'start'}),
+        ('clean_step', sb, None, {'step': 'end'}),
+        ('maintenance', False, True, {'reason': 'fans'}),
+        ('maintenance', True, True, {'reason': 'psu'}),
+        ('maintenance', True, False, {'reason': None}),
+        ('fault', None, 'clean failure', None),
+        ('health', None, 'OK', None)]
+    times = [e['created_at'] for e in events.after(start, 100)]
+    assert all(abs((t - db.utcnow()).total_seconds()) < 60 for t in times)
+
+
+def test_filters_and_project_scope(api):
+    def node(**fields):
+        return db.create(db.NODES, dict(driver='fake-hardware', **fields))
+    a = node(resource_class='gold', owner='p1')
+    b = node(conductor_group='g2', lessee='p1')
+    c = node(owner='p3')
+    seen = {e['node_uuid'] for e in events.after(0, 100, project='p1')}
+    assert seen == {a['uuid'], b['uuid']}
+    assert [e['node_uuid'] for e in events.after(
+        0, 100, resource_class='gold')] == [a['uuid']]
+    assert [e['node_uuid'] for e in events.after(
+        0, 100, conductor_group='g2')] == [b['uuid']]
+    assert [e['node_uuid'] for e in events.after(
+        0, 100, owner='p3', node_uuid=c['uuid'])] == [c['uuid']]
+    for row in events.after(0, 100):
+        assert events.matches(row, project='p1') == (
+            row['node_uuid'] in (a['uuid'], b['uuid']))
+    assert events.after(1, 100, until=2)[0]['id'] == 2
+
+
+def test_purge_keeps_the_newest(api):
+    for i in range(5):
+        api.create_node()
+    assert events.purge(None, 2) == 3
+    assert [e['id'] for e in events.after(0, 10)] == [4, 5]
+    # by age: ids grow with time
+    with db.writer() as conn:
+        conn.execute(events.EVENTS.update().where(events.EVENTS.c.id == 4)
+                     .values(created_at=NOW))
+    assert events.purge(NOW + datetime.timedelta(seconds=1), None) == 1
+    assert [e['id'] for e in events.after(0, 10)] == [5]
+    # the next id goes on from the last one handed out, even when none
+    # is left
+    assert events.purge(None, 0) == 1 and events.after(0, 10) == []
+    api.create_node()
+    assert [e['id'] for e in events.after(0, 10)] == [6]
+
+
+def test_conductor_periodic_purges_by_the_options(api):
+    from baremetal.conductor import periodics
+    for i in range(4):
+        api.create_node()
+    harness.CONF.set_override('max_events', 1, group='events')
+    try:
+        assert periodics.purge_events(api.conductor) == 3
+    finally:
+        harness.CONF.clear_override('max_events', group='events')
+
+
+def test_ids_become_visible_in_id_order_on_postgresql(tmp_path):
+    """Eight writers change nodes at once while a reader follows the
+    feed by "events after the last id I saw": it must see every id
+    exactly once and in order, never an id whose predecessor shows up
+    later (which a sequence, handed out before commit, would allow)."""
+    h = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    try:
+        nodes = [db.create(db.NODES, {'driver': 'fake-hardware'})['id']
+                 for _ in range(8)]
+        start = events.last_id()
+        per_writer = 40
+        done = threading.Event()
+        errors = []
+
+        def write(nid):
+            try:
+                for i in range(per_writer):
+                    db.update(db.NODES, nid, {'power_state': 'power on'
+                                              if i % 2 == 0 else
+                                              'power off'})
+            except Exception as e:   # pragma: no cover - reported below
+                errors.append(e)
+        seen = []
+
+        def read():
+            cursor = start
+            while True:
+                finished = done.is_set()
+                rows = events.after(cursor, 50)
+                for r in rows:
+                    seen.append(r['id'])
+                if rows:
+                    cursor = rows[-1]['id']
+                elif finished:
+                    return
+        writers = [threading.Thread(target=write, args=(n,)) for n in nodes]
+        reader = threading.Thread(target=read)
+        reader.start()
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join()
+        done.set()
+        reader.join(60)
+        assert not errors
+        total = len(nodes) * per_writer
+        assert seen == list(range(start + 1, start + total + 1))
+    finally:
+        h.close()
+
+
+def test_schema_from_migrations_has_the_counter_row(tmp_path):
+    """A database built by the migrations (not create_schema) starts the
+    counter at 0 too."""
+    from baremetal.db import migration
+    engine = sa.create_engine('sqlite:///%s' % (tmp_path / 'm.sqlite'))
+    migration.upgrade(engine)
+    fresh = sa.create_engine('sqlite:///%s' % (tmp_path / 'f.sqlite'))
+    assert migration.create_schema(fresh)
+    query = sa.text("SELECT name, sql FROM sqlite_master WHERE type = "
+                    "'trigger' ORDER BY name")
+    with engine.connect() as conn, fresh.connect() as other:
+        assert conn.execute(sa.text(
+            'SELECT id, last_id FROM node_event_counter')).all() == [(1, 0)]
+        # and SQLite's triggers, as create_schema makes them
+        triggers = conn.execute(query).all()
+        assert [t[0] for t in triggers] == [
+            'node_events_on_delete', 'node_events_on_insert',
+            'node_events_on_update']
+        assert triggers == other.execute(query).all()
+    engine.dispose()
+    fresh.dispose()
