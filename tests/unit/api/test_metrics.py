@@ -190,7 +190,7 @@ def test_periodic_tasks_are_measured_under_their_names(api):
         names.add(watcher.work.name)
     after = scrape(api)
     tasks = ('heartbeat', 'check_timeouts', 'poll_async_steps',
-             'take_over_dead', 'sync_power_states')
+             'take_over_dead', 'sync_power_states', 'purge_events')
     # futurist's logs name them too
     assert names == {'baremetal.conductor.periodics.' + t for t in tasks}
     for task in tasks:
