@@ -34,6 +34,7 @@ _BODIES = {
 
 
 def _routes():
+    from baremetal.api.controllers import events_feed  # noqa: F401
     from baremetal.api.controllers import root  # noqa: F401
     from baremetal.api.controllers.v1 import load_all
     load_all()

@@ -3,9 +3,11 @@ id order, purged by age and count.
 
 Every change of a tracked node field (``TRACKED``), and every node
 created or deleted, is written as a ``node_events`` row in the same
-transaction as the change itself (``db.api`` calls ``write`` from the
-transaction of the node's UPDATE, INSERT or DELETE): a change is never
-stored without its event, nor an event without its change.
+transaction as the change itself: a change is never stored without its
+event, nor an event without its change.  On PostgreSQL and MariaDB
+``db.api`` calls ``before``, ``changes`` and ``write`` in the
+transaction of the node's UPDATE, INSERT or DELETE; on SQLite triggers
+write the same events in the statement itself (``SQLITE_TRIGGERS``).
 
 Ordering, and why a reader never skips an event
 -----------------------------------------------
@@ -25,17 +27,15 @@ own statements, so it is held only for the INSERT of the events and the
 COMMIT.  SQLite has one writer at a time anyway (and baremetal
 serialises its writes in-process too): there the table's AUTOINCREMENT
 hands the ids out (in commit order, never one twice even after a purge)
-and the counter row is not used, one statement less on the embedded
-server's write path.
+and the counter row is not used.
 
 Old values are read in the transaction, under the node's row lock
-(``SELECT ... FOR UPDATE``), so ``old`` is what was stored, whoever
-wrote it before.  Writes that change no tracked field are untouched:
-no extra statement.
+(``SELECT ... FOR UPDATE``; SQLite's triggers see them as OLD), so
+``old`` is what was stored, whoever wrote it before.  Writes that change
+no tracked field are untouched: no extra statement.
 """
 
 import datetime
-from collections.abc import Iterable
 from typing import Any
 
 import sqlalchemy as sa
