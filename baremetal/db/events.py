@@ -110,16 +110,12 @@ def _has_step(x: str) -> str:
 
 
 def _step_key(x: str) -> str:
-    return ("CASE WHEN %s THEN coalesce(json_extract(%s, '$.interface'), "
-            "'') || '/' || coalesce(json_extract(%s, '$.step'), '') || '/' "
-            "|| coalesce(json_extract(%s, '$.priority'), '') END"
-            % (_has_step(x), x, x, x))
+    return "CASE WHEN %s THEN json_remove(%s, '$.args') END" % (
+        _has_step(x), x)
 
 
 def _step_json(x: str) -> str:
-    return ("json_object('interface', json_extract({x}, '$.interface'), "
-            "'step', json_extract({x}, '$.step'), 'priority', "
-            "json_extract({x}, '$.priority'))".format(x=x))
+    return "json_remove(%s, '$.args')" % x
 
 
 def _on_update() -> str:
@@ -152,7 +148,10 @@ def _on_update() -> str:
                         'OLD.{f} IS NOT NEW.{f}'.format(f=field)))
     for field in ('clean_step', 'deploy_step', 'service_step'):
         o, n = 'OLD.' + field, 'NEW.' + field
-        changed = '(%s) IS NOT (%s)' % (_step_key(o), _step_key(n))
+        # the stored text first: the JSON is looked into only when it
+        # changed at all
+        changed = '%s IS NOT %s AND (%s) IS NOT (%s)' % (
+            o, n, _step_key(o), _step_key(n))
         body.append(ins(field, _step_json(o), 'NULL',
                         "json_object('step', 'end')",
                         '%s AND %s' % (changed, _has_step(o))))
@@ -205,8 +204,7 @@ def _step(value: Any) -> Any:
         return None
     if not isinstance(value, dict):
         return value
-    return {k: value[k] for k in ('interface', 'step', 'priority')
-            if k in value}
+    return {k: v for k, v in value.items() if k != 'args'}
 
 
 def _same_step(a: Any, b: Any) -> bool:
