@@ -109,11 +109,6 @@ def _has_step(x: str) -> str:
     return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
 
 
-def _step_key(x: str) -> str:
-    return "CASE WHEN %s THEN json_remove(%s, '$.args') END" % (
-        _has_step(x), x)
-
-
 def _step_json(x: str) -> str:
     return "json_remove(%s, '$.args')" % x
 
@@ -148,10 +143,9 @@ def _on_update() -> str:
                         'OLD.{f} IS NOT NEW.{f}'.format(f=field)))
     for field in ('clean_step', 'deploy_step', 'service_step'):
         o, n = 'OLD.' + field, 'NEW.' + field
-        # the stored text first: the JSON is looked into only when it
-        # changed at all
-        changed = '%s IS NOT %s AND (%s) IS NOT (%s)' % (
-            o, n, _step_key(o), _step_key(n))
+        # a step changes with its stored text (as ``changes`` compares
+        # the values); its JSON is read only for the event's value
+        changed = '%s IS NOT %s' % (o, n)
         body.append(ins(field, _step_json(o), 'NULL',
                         "json_object('step', 'end')",
                         '%s AND %s' % (changed, _has_step(o))))
@@ -207,10 +201,6 @@ def _step(value: Any) -> Any:
     return {k: v for k, v in value.items() if k != 'args'}
 
 
-def _same_step(a: Any, b: Any) -> bool:
-    return _step(a) == _step(b)
-
-
 def changes(old: dict, values: dict, now: datetime.datetime) -> list[dict]:
     """The event rows for writing ``values`` over ``old`` (as ``before``
     read it): one per tracked field that changes; a step replaced by
@@ -229,7 +219,9 @@ def changes(old: dict, values: dict, now: datetime.datetime) -> list[dict]:
     for field in TRACKED:
         was, is_ = old.get(field), new.get(field)
         if field in STEP_FIELDS:
-            if _same_step(was, is_):
+            # another step, or the same again with other arguments: the
+            # end of one and the start of the next
+            if was == is_ or not (was or is_):
                 continue
             if was:
                 add(field, _step(was), None, {'step': 'end'})

@@ -94,7 +94,9 @@ def test_stream_resumed_on_another_api_misses_nothing(tmp_path):
     db_url = services.postgresql_url()
     cluster = Cluster(tmp_path, db_url, services.rabbit_url(),
                       events={'poll_interval': 0.2,
-                              'keepalive_interval': 2})
+                              'keepalive_interval': 2},
+                      # four processes on a PostgreSQL other tests share
+                      database={'max_pool_size': 4})
     api_b = processes.Service(
         'baremetal-api', tmp_path, 'api-b',
         processes.base_conf(tmp_path, **cluster.conf),
