@@ -152,9 +152,14 @@ def _on_update() -> str:
         body.append(ins(field, 'NULL', _step_json(n),
                         "json_object('step', 'start')",
                         '%s AND %s' % (changed, _has_step(n))))
-    watched = ', '.join(TRACKED + tuple(_WITH))
+    watched = TRACKED + tuple(_WITH)
+    # the statements run only when one of the columns changed (a write
+    # may set them to what they were)
+    when = ' OR '.join('OLD.{c} IS NOT NEW.{c}'.format(c=c)
+                       for c in watched)
     return ('CREATE TRIGGER node_events_on_update AFTER UPDATE OF %s ON '
-            'nodes FOR EACH ROW BEGIN\n%s\nEND' % (watched, '\n'.join(body)))
+            'nodes FOR EACH ROW WHEN %s BEGIN\n%s\nEND'
+            % (', '.join(watched), when, '\n'.join(body)))
 
 
 def _on_lifecycle(what: str, row: str) -> str:
