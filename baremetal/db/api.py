@@ -91,6 +91,10 @@ def configure(url: str, synchronous_normal: bool = True,
             if synchronous_normal:
                 cur.execute('PRAGMA synchronous=NORMAL')
             cur.execute('PRAGMA busy_timeout=30000')
+            # a statement that fires a trigger (the change feed's, see
+            # events.py) keeps a statement journal; in a temporary file
+            # (SQLite's default) that doubles the cost of a node write
+            cur.execute('PRAGMA temp_store=MEMORY')
             cur.close()
         _write_lock = threading.Lock()
     else:

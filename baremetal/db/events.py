@@ -3,9 +3,11 @@ id order, purged by age and count.
 
 Every change of a tracked node field (``TRACKED``), and every node
 created or deleted, is written as a ``node_events`` row in the same
-transaction as the change itself (``db.api`` calls ``write`` from the
-transaction of the node's UPDATE, INSERT or DELETE): a change is never
-stored without its event, nor an event without its change.
+transaction as the change itself: a change is never stored without its
+event, nor an event without its change.  On PostgreSQL and MariaDB
+``db.api`` calls ``before``, ``changes`` and ``write`` in the
+transaction of the node's UPDATE, INSERT or DELETE; on SQLite triggers
+write the same events in the statement itself (``SQLITE_TRIGGERS``).
 
 Ordering, and why a reader never skips an event
 -----------------------------------------------
@@ -25,17 +27,15 @@ own statements, so it is held only for the INSERT of the events and the
 COMMIT.  SQLite has one writer at a time anyway (and baremetal
 serialises its writes in-process too): there the table's AUTOINCREMENT
 hands the ids out (in commit order, never one twice even after a purge)
-and the counter row is not used, one statement less on the embedded
-server's write path.
+and the counter row is not used.
 
 Old values are read in the transaction, under the node's row lock
-(``SELECT ... FOR UPDATE``), so ``old`` is what was stored, whoever
-wrote it before.  Writes that change no tracked field are untouched:
-no extra statement.
+(``SELECT ... FOR UPDATE``; SQLite's triggers see them as OLD), so
+``old`` is what was stored, whoever wrote it before.  Writes that change
+no tracked field are untouched: no extra statement.
 """
 
 import datetime
-from collections.abc import Iterable
 from typing import Any
 
 import sqlalchemy as sa
@@ -109,17 +109,8 @@ def _has_step(x: str) -> str:
     return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
 
 
-def _step_key(x: str) -> str:
-    return ("CASE WHEN %s THEN coalesce(json_extract(%s, '$.interface'), "
-            "'') || '/' || coalesce(json_extract(%s, '$.step'), '') || '/' "
-            "|| coalesce(json_extract(%s, '$.priority'), '') END"
-            % (_has_step(x), x, x, x))
-
-
 def _step_json(x: str) -> str:
-    return ("json_object('interface', json_extract({x}, '$.interface'), "
-            "'step', json_extract({x}, '$.step'), 'priority', "
-            "json_extract({x}, '$.priority'))".format(x=x))
+    return "json_remove(%s, '$.args')" % x
 
 
 def _on_update() -> str:
@@ -152,16 +143,23 @@ def _on_update() -> str:
                         'OLD.{f} IS NOT NEW.{f}'.format(f=field)))
     for field in ('clean_step', 'deploy_step', 'service_step'):
         o, n = 'OLD.' + field, 'NEW.' + field
-        changed = '(%s) IS NOT (%s)' % (_step_key(o), _step_key(n))
+        # a step changes with its stored text (as ``changes`` compares
+        # the values); its JSON is read only for the event's value
+        changed = '%s IS NOT %s' % (o, n)
         body.append(ins(field, _step_json(o), 'NULL',
                         "json_object('step', 'end')",
                         '%s AND %s' % (changed, _has_step(o))))
         body.append(ins(field, 'NULL', _step_json(n),
                         "json_object('step', 'start')",
                         '%s AND %s' % (changed, _has_step(n))))
-    watched = ', '.join(TRACKED + tuple(_WITH))
+    watched = TRACKED + tuple(_WITH)
+    # the statements run only when one of the columns changed (a write
+    # may set them to what they were)
+    when = ' OR '.join('OLD.{c} IS NOT NEW.{c}'.format(c=c)
+                       for c in watched)
     return ('CREATE TRIGGER node_events_on_update AFTER UPDATE OF %s ON '
-            'nodes FOR EACH ROW BEGIN\n%s\nEND' % (watched, '\n'.join(body)))
+            'nodes FOR EACH ROW WHEN %s BEGIN\n%s\nEND'
+            % (', '.join(watched), when, '\n'.join(body)))
 
 
 def _on_lifecycle(what: str, row: str) -> str:
@@ -205,12 +203,7 @@ def _step(value: Any) -> Any:
         return None
     if not isinstance(value, dict):
         return value
-    return {k: value[k] for k in ('interface', 'step', 'priority')
-            if k in value}
-
-
-def _same_step(a: Any, b: Any) -> bool:
-    return _step(a) == _step(b)
+    return {k: v for k, v in value.items() if k != 'args'}
 
 
 def changes(old: dict, values: dict, now: datetime.datetime) -> list[dict]:
@@ -231,7 +224,9 @@ def changes(old: dict, values: dict, now: datetime.datetime) -> list[dict]:
     for field in TRACKED:
         was, is_ = old.get(field), new.get(field)
         if field in STEP_FIELDS:
-            if _same_step(was, is_):
+            # another step, or the same again with other arguments: the
+            # end of one and the start of the next
+            if was == is_ or not (was or is_):
                 continue
             if was:
                 add(field, _step(was), None, {'step': 'end'})

@@ -75,15 +75,11 @@ def _drive(ep, uuids, verb, state):
     wait_all(ep, uuids, state, timeout=600)
 
 
-def _history(db_url):
-    engine = sa.create_engine(db_url)
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(sa.text(
-                'SELECT id, node_uuid, field, old, new FROM node_events '
-                'ORDER BY id')).all()
-    finally:
-        engine.dispose()
+def _history(conn):
+    rows = conn.execute(sa.text(
+        'SELECT id, node_uuid, field, old, new FROM node_events '
+        'ORDER BY id')).all()
+    conn.rollback()
     return [(r.id, r.node_uuid, r.field,
              json.loads(r.old) if r.old is not None else None,
              json.loads(r.new) if r.new is not None else None)
@@ -92,9 +88,15 @@ def _history(db_url):
 
 def test_stream_resumed_on_another_api_misses_nothing(tmp_path):
     db_url = services.postgresql_url()
+    # the test's own connection, taken first: the PostgreSQL server is
+    # shared with other tests
+    engine = sa.create_engine(db_url)
+    reader = engine.connect()
     cluster = Cluster(tmp_path, db_url, services.rabbit_url(),
                       events={'poll_interval': 0.2,
-                              'keepalive_interval': 2})
+                              'keepalive_interval': 2},
+                      # four processes on a PostgreSQL other tests share
+                      database={'max_pool_size': 4})
     api_b = processes.Service(
         'baremetal-api', tmp_path, 'api-b',
         processes.base_conf(tmp_path, **cluster.conf),
@@ -136,7 +138,7 @@ def test_stream_resumed_on_another_api_misses_nothing(tmp_path):
         readers.append(second)
         changing.join(900)
         assert not changing.is_alive()
-        history = _history(db_url)
+        history = _history(reader)
         end = history[-1][0]
         second.read(lambda got: got and got[-1]['id'] >= end)
         got = first.got + second.got
@@ -164,3 +166,5 @@ def test_stream_resumed_on_another_api_misses_nothing(tmp_path):
             r.close()
         api_b.stop()
         cluster.stop()
+        reader.close()
+        engine.dispose()

@@ -98,6 +98,7 @@ def _wants_stream(req) -> bool:
 
 @route('GET', '/events')
 def get_events(req):
+    """The change feed of nodes (JSON pages, or Server-Sent Events)."""
     policy.authorize(req, 'baremetal:events:get')
     conf = api_state.CONF
     filters = _filters(req)

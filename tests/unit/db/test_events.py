@@ -65,9 +65,13 @@ def test_a_step_replaced_ends_one_and_starts_the_next_without_args():
             ('clean_step', None, {'interface': 'bios', 'step': 'apply',
                                   'priority': 5}, {'step': 'start'})]
     assert 'secret' not in repr(rows)
-    # the same step with other arguments is no change; {} is no step
-    assert events.changes(_old(clean_step=a), {'clean_step': dict(
-        a, args={})}, NOW) == []
+    # the same step again with other arguments ends and starts again;
+    # {} is no step
+    assert [r['detail'] for r in events.changes(
+        _old(clean_step=a), {'clean_step': dict(a, args={})}, NOW)] == [
+        {'step': 'end'}, {'step': 'start'}]
+    assert events.changes(_old(clean_step={}), {'clean_step': None},
+                          NOW) == []
     assert [r['detail'] for r in events.changes(
         _old(deploy_step=b), {'deploy_step': {}}, NOW)] == [{'step': 'end'}]
 
@@ -129,7 +133,7 @@ def test_steps_and_maintenance_read_the_same_on_every_database(
     b = {'interface': 'bios', 'step': 'apply', 'priority': 5}
     for values in ({'clean_step': a, 'provision_state': 'cleaning',
                     'target_provision_state': 'available'},
-                   {'clean_step': dict(a, args={})}, {'clean_step': b},
+                   {'clean_step': b},
                    {'clean_step': {}}, {'maintenance': True,
                                         'maintenance_reason': 'fans'},
                    {'maintenance_reason': 'fans'},
