@@ -5,6 +5,12 @@ run; print the figures and our ratios.
 
     python tools/bench.py -n 1000 -c 32 [--get-clients 8] [--ironic]
         [--scale-out] [--rounds N] [--json-out F]
+
+``--compare REF`` runs the embedded server of another commit too (a
+detached git worktree of REF, imported through PYTHONPATH), round by
+round in alternating order, and prints this tree's figures over REF's
+for each round and their medians: the way to tell what a change did to
+the hot path on a machine whose speed drifts between minutes.
 """
 
 import argparse
@@ -61,12 +67,18 @@ def run_bench(endpoint: str, pid: int, label: str, args) -> dict:
     return result
 
 
-def ours(args) -> dict:
+def ours(args, tree: str = ROOT) -> dict:
+    """The embedded server of ``tree`` (this checkout, or a worktree of
+    the commit --compare names) under the lifecycle benchmark."""
     # an installed package ships compiled bytecode; a source tree run
     # with PYTHONDONTWRITEBYTECODE would compile every module at each
     # start, which is not what the start-up figure is about
     subprocess.run([sys.executable, '-m', 'compileall', '-q',
-                    os.path.join(ROOT, 'baremetal')], check=True)
+                    os.path.join(tree, 'baremetal')], check=True)
+    env = None
+    if tree != ROOT:
+        # the other commit's package before this checkout's
+        env = dict(os.environ, PYTHONPATH=tree)
     state = tempfile.mkdtemp(prefix='bm-bench-')
     conf = os.path.join(state, 'bench.conf')
     with open(conf, 'w') as f:
@@ -75,7 +87,8 @@ def ours(args) -> dict:
     exe = os.path.join(os.path.dirname(sys.executable), 'baremetal-server')
     proc = subprocess.Popen([exe, '--config-file', conf],
                             stdout=subprocess.DEVNULL,
-                            stderr=open(os.path.join(state, 'log'), 'w'))
+                            stderr=open(os.path.join(state, 'log'), 'w'),
+                            env=env)
     try:
         startup = _wait('http://127.0.0.1:%d/' % args.port)
         result = run_bench('http://127.0.0.1:%d' % args.port, proc.pid,
@@ -231,6 +244,36 @@ def report_rounds(rounds: list[dict]) -> None:
                   % (name, statistics.median(values)))
 
 
+def report_compare(ref: str, rounds: list[dict]) -> None:
+    """This tree's lifecycle figures over REF's, per round (each pair
+    run back to back) and the median."""
+    print('== this tree / %s (lower is better)' % ref)
+    ratios: dict[str, list[float]] = {name: [] for name, _ in FIGURES}
+    for i, one in enumerate(rounds, 1):
+        parts = []
+        for name, fn in FIGURES:
+            a, b = fn(one['baremetal']), fn(one['compare'])
+            ratios[name].append(a / b if b else float('inf'))
+            parts.append('%.2f / %.2f' % (a, b))
+        print('  round %d: %s' % (i, ', '.join(parts)))
+    for name, values in ratios.items():
+        print('  median %-36s %.3fx' % (name, statistics.median(values)))
+
+
+class _Worktree:
+    """A detached worktree of ``ref`` in a temporary directory."""
+
+    def __init__(self, ref: str) -> None:
+        self.path = tempfile.mkdtemp(prefix='bm-bench-ref-')
+        subprocess.run(['git', '-C', ROOT, 'worktree', 'add', '--detach',
+                        '-q', self.path, ref], check=True)
+
+    def remove(self) -> None:
+        subprocess.run(['git', '-C', ROOT, 'worktree', 'remove', '--force',
+                        self.path], check=False)
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument('-n', '--nodes', type=int, default=200)
@@ -253,20 +296,37 @@ def main() -> None:
                         'between minutes); the other figures are the '
                         'first round\'s')
     p.add_argument('--ironic-port', type=int, default=6390)
+    p.add_argument('--compare', metavar='REF',
+                   help='also run the embedded server of commit REF in '
+                        'each round (alternating which goes first) and '
+                        'print this tree\'s figures over REF\'s')
     p.add_argument('--json-out')
     args = p.parse_args()
     rounds = []
-    for _ in range(max(1, args.rounds)):
-        one = {'baremetal': ours(args)}
-        if args.scale_out:
-            one['scale-out'] = scale_out(args)
-        rounds.append(one)
-    results = dict(rounds[0])
+    other = _Worktree(args.compare) if args.compare else None
+    try:
+        for i in range(max(1, args.rounds)):
+            one = {}
+            if other and i % 2:
+                one['compare'] = ours(args, other.path)
+            one['baremetal'] = ours(args)
+            if other and not i % 2:
+                one['compare'] = ours(args, other.path)
+            if args.scale_out:
+                one['scale-out'] = scale_out(args)
+            rounds.append(one)
+    finally:
+        if other:
+            other.remove()
+    results = {k: v for k, v in rounds[0].items() if k != 'compare'}
     if args.ironic:
         results['ironic'] = ironic(args)
     report(results)
     if len(rounds) > 1:
         report_rounds(rounds)
+    if other:
+        report_compare(args.compare, rounds)
+    if len(rounds) > 1 or other:
         results['rounds'] = rounds
     if args.json_out:
         with open(args.json_out, 'a') as f:
