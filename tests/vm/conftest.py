@@ -202,8 +202,11 @@ def keystone_redfish_bed(vm_host, request):
         try:
             if glance is not None:
                 glance.stop()
+                # its store holds a copy of the image (50 MiB)
+                shutil.rmtree(glance.dir, ignore_errors=True)
         finally:
             ks.stop()
+            shutil.rmtree(ks.dir, ignore_errors=True)
 
 
 def _keystone_conf(ks) -> dict:
