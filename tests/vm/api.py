@@ -14,12 +14,15 @@ STABLE = ('enroll', 'manageable', 'available', 'active', 'rescue')
 
 
 def http(server, method, path, body=None, version=VERSION, headers=None):
-    """(status, decoded body, headers) of one request."""
+    """(status, decoded body, headers) of one request; with the token of
+    ``server.token()`` when the bed sets one (keystone_redfish_bed)."""
+    token = getattr(server, 'token', None)
     req = urllib.request.Request(
         server.endpoint + path, method=method,
         data=json.dumps(body).encode() if body is not None else None,
         headers=dict({'X-OpenStack-Ironic-API-Version': version,
                       'Content-Type': 'application/json'},
+                     **({'X-Auth-Token': token()} if token else {}),
                      **(headers or {})))
     try:
         with urllib.request.urlopen(req, timeout=60) as r:

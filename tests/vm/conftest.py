@@ -9,12 +9,15 @@ libvirt missing); with CI=true or BAREMETAL_REQUIRE_VM=1 that is a
 failure instead.
 """
 
+import functools
 import os
 import shutil
 import time
 
 import pytest
 
+from tests import glance_service
+from tests import keystone_service
 from tests.functional import processes
 from tests.vm import bed
 
@@ -62,17 +65,27 @@ class Bed:
     """A machine, its Redfish BMC and a baremetal-server set up to
     provision it."""
 
-    def __init__(self, ramdisk, server, machine, bmc) -> None:
+    def __init__(self, ramdisk, server, machine, bmc, tmp: str) -> None:
         self.kernel, self.initramfs = ramdisk
         self.server = server
         self.machine = machine
         self.bmc = bmc
+        self.dir = tmp
+        # keystone_redfish_bed's peers
+        self.keystone = None
+        self.glance = None
 
     def logs(self) -> str:
-        return ('--- baremetal-server\n%s\n--- sushy-emulator\n%s\n'
-                '--- serial console\n%s' % (
-                    self.server.log(tail=20000), self.bmc.log(),
-                    self.machine.serial_log()[-6000:]))
+        out = ('--- baremetal-server\n%s\n--- sushy-emulator\n%s\n'
+               '--- serial console\n%s' % (
+                   self.server.log(tail=20000), self.bmc.log(),
+                   self.machine.serial_log()[-6000:]))
+        if self.keystone is not None:
+            out += '\n--- keystone\n%s' % self.keystone.log()
+        if self.glance is not None:
+            out += '\n--- glance\n%s\n%s' % (
+                self.glance.log(), '\n'.join(self.glance.requests()))
+        return out
 
 
 def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
@@ -118,8 +131,12 @@ def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
 
 
 def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
-         firmware: str = 'bios'):
-    tmp = bed.tmpdir()
+         firmware: str = 'bios', tmp: str | None = None,
+         conf: dict | None = None, started=None):
+    """The bed's machine, BMC and server (``conf``: more server
+    options, as server_conf's; ``started(b)``: called once the server
+    answers, before the test runs)."""
+    tmp = tmp or bed.tmpdir()
     api_port, http_port = processes.free_port(), processes.free_port()
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
@@ -131,13 +148,15 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
         # local images: the bed's files and the ramdisk (vm_host)
         'conductor.file_url_allowed_paths': [
             tmp, os.path.dirname(vm_host[0])],
-        **(marker.kwargs if marker else {})})
+        **(conf or {}), **(marker.kwargs if marker else {})})
     server = processes.Service('baremetal-server', tmp, 'server', conf,
                                port=api_port)
-    b = Bed(vm_host, server, machine, bmc)
+    b = Bed(vm_host, server, machine, bmc, tmp)
     request.node.vm_bed = b
     try:
         server.start()
+        if started is not None:
+            started(b)
         yield b
     finally:
         try:
@@ -155,6 +174,64 @@ def redfish_bed(vm_host, request):
     Options for the server: ``@pytest.mark.server_conf(**{'group.opt':
     value})``."""
     yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False)
+
+
+@pytest.fixture
+def keystone_redfish_bed(vm_host, request):
+    """As redfish_bed, behind a real Keystone and with a real Glance
+    (tests/keystone_service.py, tests/glance_service.py), both started
+    for the test: the server validates tokens as Keystone's ``service``
+    user (``auth_strategy = keystone``) and is the catalog's
+    ``baremetal`` endpoint; the ``service`` role in project ``service``
+    has elevated access (what Nova's service user needs); the conductor
+    reads images from Glance, found in the catalog, as that user.  The
+    bed's own REST calls (tests/vm/api.py) carry a system admin's
+    token.  ``b.keystone``, ``b.glance``: the peers."""
+    tmp = bed.tmpdir()
+    ks = keystone_service.start_or_skip(os.path.join(tmp, 'ks'))
+    glance = None
+    try:
+        glance = glance_service.Glance(os.path.join(tmp, 'gl'),
+                                       keystone=ks).start()
+        glance.register(ks)
+        yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
+                        tmp=tmp, conf=_keystone_conf(ks),
+                        started=functools.partial(_behind_keystone, ks,
+                                                  glance))
+    finally:
+        try:
+            if glance is not None:
+                glance.stop()
+                # its store holds a copy of the image (50 MiB)
+                shutil.rmtree(glance.dir, ignore_errors=True)
+        finally:
+            ks.stop()
+            shutil.rmtree(ks.dir, ignore_errors=True)
+
+
+def _keystone_conf(ks) -> dict:
+    """server_conf entries: tokens validated at ``ks``; Glance through
+    its catalog with the service user's credentials."""
+    authtoken = ks.authtoken_conf()
+    creds = {k: authtoken[k] for k in (
+        'auth_type', 'auth_url', 'username', 'password',
+        'user_domain_name', 'project_name', 'project_domain_name')}
+    conf = {'DEFAULT.auth_strategy': 'keystone',
+            'DEFAULT.rbac_service_role_elevated_access': 'true'}
+    conf.update(('keystone_authtoken.%s' % k, v)
+                for k, v in authtoken.items())
+    conf.update(('glance.%s' % k, v) for k, v in creds.items())
+    conf.update({'glance.region_name': keystone_service.REGION,
+                 'glance.valid_interfaces': 'internal'})
+    conf.update(('service_user.%s' % k, v) for k, v in creds.items())
+    conf['service_user.send_service_user_token'] = 'true'
+    return conf
+
+
+def _behind_keystone(ks, glance, b) -> None:
+    ks.set_baremetal_endpoint(b.server.endpoint)
+    b.server.token = lambda: ks.token('system-admin')
+    b.keystone, b.glance = ks, glance
 
 
 @pytest.fixture

@@ -74,25 +74,64 @@ def _available(b, enroll=api.enroll_redfish, clean: bool = True) -> str:
     return uuid
 
 
+@pytest.fixture
+def glance_image(keystone_redfish_bed):
+    """The test image (image.build) in the bed's Glance, a private image
+    of project A: Glance's record of it."""
+    b = keystone_redfish_bed
+    root = os.path.join(b.machine.dir, 'images')
+    os.makedirs(root)
+    path = os.path.join(root, 'disk.raw')
+    image.build(b.kernel, b.initramfs, path)
+    with open(path, 'rb') as f:
+        data = f.read()
+    return b.glance.create_image(
+        data, owner=b.keystone.project_id('a'), visibility='private',
+        name='vm-test-image')
+
+
+def _sdk(ks, persona: str, **kw) -> openstack.connection.Connection:
+    """openstacksdk as ``persona``: Keystone only, the baremetal service
+    from the catalog (its ``interface``: public unless ``kw`` says)."""
+    return openstack.connection.Connection(
+        **dict(ks.cloud(persona), **kw), baremetal_api_version='1.61')
+
+
 def test_nova_spawns_and_destroys_an_instance_on_the_machine(
-        redfish_bed, image_server):
+        keystone_redfish_bed, glance_image):
     """Nova's ironic driver call sequence (openstacksdk, as in
-    tests/functional/test_nova_path.py) against the real machine:
-    associate, validate, VIF, deploy with a config drive; the machine
-    boots the image the agent wrote; destroy cleans it in band."""
-    b = redfish_bed
+    tests/functional/test_nova_path.py) against the real machine, behind
+    a real Keystone, the image in a real Glance: as the service user
+    (role ``service`` in project ``service``, the service found in the
+    catalog) associate the node project A owns with an instance whose
+    image_source is the Glance image's UUID, no checksum; validate, VIF,
+    deploy with a config drive; the conductor downloads the image from
+    Glance once and serves it to the agent over its http_url, the
+    machine boots what the agent wrote.  Project A's member then sees
+    the instance's node, project B's nothing; servicing runs; destroy
+    cleans it in band."""
+    b = keystone_redfish_bed
+    ks = b.keystone
     # cleaning on provide is test_agent_cleaning's; this test cleans on
     # destroy (one ramdisk boot less under software emulation)
     uuid = _available(b, clean=False)
-    conn = openstack.connection.Connection(
-        auth_type='none', baremetal_endpoint_override=b.server.endpoint,
-        baremetal_api_version='1.61')
+    project_a = ks.project_id('a')
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/owner', 'value': project_a}])
+    conn = _sdk(ks, 'service', interface='internal')
     node = conn.baremetal.get_node(uuid)
+    assert node.owner == project_a
     instance = str(uuidlib.uuid4())
     conn.baremetal.patch_node(node, [
         {'op': 'add', 'path': '/instance_uuid', 'value': instance},
-        {'op': 'add', 'path': '/instance_info',
-         'value': _instance_info(image_server, capabilities={})}])
+        {'op': 'add', 'path': '/instance_info', 'value': {
+            # as Nova's ironic driver fills it: the image by its Glance
+            # UUID, Glance's hash used, no checksum here
+            'image_source': glance_image['id'], 'root_gb': '1',
+            'swap_mb': '0', 'display_name': 'vm-test',
+            'vcpus': '1', 'memory_mb': '1024', 'local_gb': '4',
+            'capabilities': {}, 'project_id': project_a,
+            'nova_host_id': 'compute-vm-test'}}])
     result = conn.baremetal.validate_node(node, required=('deploy',
                                                           'power'))
     assert result['power'].result and result['deploy'].result, result
@@ -108,13 +147,37 @@ def test_nova_spawns_and_destroys_an_instance_on_the_machine(
     n = api.wait_state(b.server, uuid, 'active', 600, phases=phases)
     took = time.monotonic() - started
     assert n['last_error'] is None
+    assert conn.baremetal.get_node(uuid).provision_state == 'active'
     # the machine booted from its disk what the agent wrote there
     b.machine.wait_serial(image.MARKER, 120)
     b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % instance, 60)
     print(_breakdown(started, took, phases))
     assert api.vmedia(b.bmc)['Inserted'] is False
-    # servicing (API 1.87): the agent's CPU burn-in runs in band, then
-    # the machine boots its disk again
+    # the image came from Glance, once, checked against Glance's hash,
+    # through the conductor's image cache
+    files = [r for r in b.glance.requests() if r.startswith('GET ') and
+             r.split()[1].endswith('/%s/file' % glance_image['id'])]
+    assert len(files) == 1, b.glance.requests()
+    # instance_info's image fields filled from Glance's record
+    for field in ('os_hash_algo', 'os_hash_value', 'checksum', 'size'):
+        assert n['instance_info']['image_' + field] == \
+            glance_image[field], field
+    assert os.path.exists(os.path.join(b.dir, 'images',
+                                       'glance-%s' % glance_image['id']))
+
+    # the project that owns the node sees the instance on it; another
+    # project sees nothing
+    with _sdk(ks, 'a-member') as a:
+        mine = list(a.baremetal.nodes(details=True))
+        assert [(m.id, m.instance_id, m.provision_state) for m in mine] \
+            == [(uuid, instance, 'active')]
+    with _sdk(ks, 'b-member') as other:
+        assert list(other.baremetal.nodes(details=True)) == []
+        with pytest.raises(openstack.exceptions.NotFoundException):
+            other.baremetal.get_node(uuid)
+
+    # servicing (API 1.87, a system admin): the agent's CPU burn-in runs
+    # in band, then the machine boots its disk again
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/driver_info/agent_burnin_cpu_timeout',
          'value': 3}])
@@ -129,7 +192,8 @@ def test_nova_spawns_and_destroys_an_instance_on_the_machine(
     assert n['last_error'] is None
     b.machine.wait_serial(image.MARKER, 120)    # booted its disk again
     assert api.vmedia(b.bmc)['Inserted'] is False
-    # destroy: VIF detached, torn down, cleaned in band, available
+    # destroy (the service user, as Nova): VIF detached, torn down,
+    # cleaned in band, available
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'remove', 'path': '/automated_clean'}])
     conn.baremetal.detach_vif_from_node(node, vif)
