@@ -59,8 +59,12 @@ def postgresql_url() -> str:
     """A fresh PostgreSQL database; dropped at process exit."""
     if not _port_open(5432):
         unavailable('PostgreSQL', 'port 5432 closed')
+    # no pool: the connection closes once used (a pooled one would stay
+    # open, idle, until the process exits: one per database a test
+    # process makes, which filled max_connections)
     admin = sa.create_engine('postgresql+psycopg2://postgres@%s/postgres'
-                             % HOST, isolation_level='AUTOCOMMIT')
+                             % HOST, isolation_level='AUTOCOMMIT',
+                             poolclass=sa.pool.NullPool)
     name = 'bmtest_' + _suffix()
     try:
         with admin.connect() as c:
@@ -72,7 +76,6 @@ def postgresql_url() -> str:
         with admin.connect() as c:
             c.execute(sa.text('DROP DATABASE IF EXISTS "%s" WITH (FORCE)'
                               % name))
-        admin.dispose()
     atexit.register(drop)
     return 'postgresql+psycopg2://postgres@%s/%s' % (HOST, name)
 
@@ -81,7 +84,8 @@ def mysql_url() -> str:
     """A fresh MariaDB database; dropped at process exit."""
     if not _port_open(3306):
         unavailable('MariaDB', 'port 3306 closed')
-    admin = sa.create_engine('mysql+pymysql://root@%s/' % HOST)
+    admin = sa.create_engine('mysql+pymysql://root@%s/' % HOST,
+                             poolclass=sa.pool.NullPool)
     name = 'bmtest_' + _suffix()
     try:
         with admin.begin() as c:
@@ -93,7 +97,6 @@ def mysql_url() -> str:
     def drop():
         with admin.begin() as c:
             c.execute(sa.text('DROP DATABASE IF EXISTS `%s`' % name))
-        admin.dispose()
     atexit.register(drop)
     return 'mysql+pymysql://root@%s/%s?charset=utf8mb4' % (HOST, name)
 
