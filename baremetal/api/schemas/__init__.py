@@ -8,11 +8,15 @@ answers: ``Schema error for <name>: <jsonschema message>``, followed by
 (``anyOf``/``oneOf``) whose best-matching branch says more.
 """
 
+import dataclasses
+import re
 from typing import Any
 
 import jsonschema
+import os_traits
 from jsonschema import exceptions as js_exc
 
+from baremetal.api import versions
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -61,3 +65,77 @@ def check_uuid(name: str, value: Any) -> None:
                                   and db.is_uuid_like(value)):
         raise exception.InvalidParameterValue(
             err='Expected UUID for %s: %s' % (name, value))
+
+
+def check_mac(name: str, value: Any) -> None:
+    """Ironic's ``Expected valid MAC address for <field>: <value>``."""
+    if value is None:
+        return
+    if not (isinstance(value, str) and _MAC_RE.match(value)):
+        raise exception.InvalidParameterValue(
+            err='Expected valid MAC address for %s: %s' % (name, value))
+
+
+_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
+
+# a trait: a custom one or one of the standard (os-traits) names
+CUSTOM_TRAIT_PATTERN = '^CUSTOM_[A-Z0-9_]+$'
+
+
+def trait_schema() -> dict:
+    return {'type': 'string', 'minLength': 1, 'maxLength': 255,
+            'anyOf': [{'pattern': CUSTOM_TRAIT_PATTERN},
+                      {'enum': list(os_traits.get_traits())}]}
+
+
+@dataclasses.dataclass(frozen=True)
+class Body:
+    """A resource's request-body checks, in Ironic's order: the schema
+    (``Schema error for <name>``), then UUID and MAC fields; for a
+    PATCH, the fields it may touch (``Cannot patch /x. Only the
+    following can be updated: ...``), then the patched document."""
+    name: str | None
+    schema: dict
+    patch_allowed: tuple[str, ...] = ()
+    uuid_fields: tuple[str, ...] = ('uuid',)
+    mac_fields: tuple[str, ...] = ()
+    create: Any = dataclasses.field(init=False, compare=False)
+    patched: Any = dataclasses.field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, 'create', compile(self.schema))
+        object.__setattr__(self, 'patched', compile(self.schema))
+
+    def check_create(self, body: Any) -> None:
+        validate(self.create, body, self.name)
+        self._check_formats(body)
+
+    def _check_formats(self, doc: dict) -> None:
+        for f in self.uuid_fields:
+            check_uuid(f, doc.get(f))
+        for f in self.mac_fields:
+            check_mac(f, doc.get(f))
+
+    def check_patch_paths(self, ops: list[dict], version: int) -> None:
+        if not self.patch_allowed:
+            return
+        for op in ops:
+            field = op['path'].split('/')[1]
+            if version >= versions.PATCH_SPECIAL_KEYS:
+                field = field.replace('~1', '/').replace('~0', '~')
+            if field not in self.patch_allowed:
+                raise exception.InvalidParameterValue(
+                    err='Cannot patch %s. Only the following can be '
+                        'updated: %s' % (op['path'],
+                                         ', '.join(self.patch_allowed)))
+
+    def check_patched(self, updated: dict, ops: list[dict]) -> None:
+        """The patched document, pruned to the schema's fields (a field
+        a patch removes is absent, not null), as Ironic checks it."""
+        props = self.schema['properties']
+        removed = {op['path'][1:] for op in ops if op['op'] == 'remove'}
+        doc = {k: v for k, v in updated.items()
+               if k in props and k not in removed}
+        validate(self.patched, doc, 'patch')
+        self._check_formats({k: v for k, v in doc.items()
+                             if k != 'uuid'})
