@@ -264,14 +264,14 @@ def post(req):
     self_owned = not policy.allows(req, 'baremetal:node:create')
     if self_owned:
         _check_self_owned(req)
-    body = req.json_object()
+    body = req.json()
+    schemas.validate(node_schemas.create_validator, body, 'node')
     if self_owned:
         project = req.context.project_id
         if body.get('owner') not in (None, project):
             raise exception.NotAuthorized(
                 'Cannot create a node owned by another project')
         body['owner'] = project
-    schemas.validate(node_schemas.create_validator, body, 'node')
     for field in node_schemas.UUID_FIELDS:
         schemas.check_uuid(field, body.get(field))
     _check_version_fields(req, body)

@@ -123,3 +123,9 @@ def test_node_patch_valid_change_still_applies(api):
         version=V)
     assert status == 200, out
     assert out['extra'] == {'k': 'v'} and out['maintenance'] is True
+
+
+def test_node_create_body_not_an_object(api):
+    status, out, _ = api.request('POST', '/v1/nodes', [1], version=V)
+    assert (status, harness.error_message(out)) == (
+        400, "Schema error for node: [1] is not of type 'object'")
