@@ -206,7 +206,7 @@ class Resource:
                                  field_versions=self.field_versions,
                                  mandatory=tuple(mandatory))
         if self.body_schema is not None:
-            self.body_schema.check_patched(updated, ops)
+            self.body_schema.check_patched(current, updated, ops)
         return {k: v for k, v in updated.items() if current.get(k) != v}
 
     def delete(self, req, ident: str) -> None:

@@ -90,3 +90,7 @@ def check_patch_paths(ops: list[dict], version: int) -> None:
             raise exception.InvalidParameterValue(
                 err='Cannot patch %s. Only the following can be updated: '
                     '%s' % (op['path'], ', '.join(PATCH_ALLOWED)))
+
+
+def patched_document(current: dict, updated: dict, ops: list[dict]) -> dict:
+    return schemas.patched_document(PATCHED, current, updated, ops)

@@ -410,7 +410,7 @@ def patch(req, node):
     updated = patching.apply(current, ops, req.version, mandatory=())
     if updated.get('name') != current.get('name'):
         check_name(req, updated.get('name'), obj.uuid)
-    _validate_patched(updated, ops)
+    _validate_patched(current, updated, ops)
     changes = patching.node_changes(req, obj, current, updated)
     if not changes:
         return _patched_view(req, obj.as_dict(), visible)
@@ -424,13 +424,14 @@ def patch(req, node):
     return _patched_view(req, obj.as_dict(), visible)
 
 
-def _validate_patched(updated: dict, ops: list[dict]) -> None:
-    """The patched node's fields a client may set, checked with the
-    node schema, as Ironic does (other fields are left out; a field a
-    patch removes is absent, not null)."""
-    removed = {op['path'][1:] for op in ops if op['op'] == 'remove'}
-    doc = {k: v for k, v in updated.items()
-           if k in node_schemas.PATCHED['properties'] and k not in removed}
+def _validate_patched(current: dict, updated: dict,
+                      ops: list[dict]) -> None:
+    """The patched node checked with the node schema, as Ironic does (a
+    field a patch removes is absent, not null). Only what the patch
+    changed (and the required driver) is checked: the rest was checked
+    when it was written, and the result is the same for a fraction of
+    the cost on the hot path."""
+    doc = node_schemas.patched_document(current, updated, ops)
     description = doc.get('description')
     if isinstance(description, str) and len(description) > 4096:
         raise exception.InvalidParameterValue(
