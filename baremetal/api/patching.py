@@ -133,8 +133,11 @@ def to_bool(name: str, value: Any) -> bool:
             return True
         if v in ('false', '0', 'no', 'off', 'f', 'n'):
             return False
+    # Ironic's words (oslo.utils' strict bool_from_string)
     raise exception.InvalidParameterValue(
-        err='%s must be a boolean, got %r' % (name, value))
+        err="Invalid %s: Unrecognized value '%s', acceptable values are: "
+            "'0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', "
+            "'y', 'yes'" % (name, value))
 
 
 def check_types(values: dict) -> dict:

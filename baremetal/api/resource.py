@@ -56,6 +56,8 @@ class Resource:
     # nodes its project owns or leases), 'owner' (those it owns) or
     # None (system resources: no project sees them)
     project_scope: str | None = None
+    # the request-body schema (baremetal/api/schemas/<resource>.py)
+    body_schema: Any = None
 
     def target(self, row: dict) -> dict:
         """The policy target of a row: its node's or its own project."""
@@ -175,6 +177,8 @@ class Resource:
         return self.view(req, row)
 
     def check_body(self, req, body: dict, allowed: set) -> None:
+        if self.body_schema is not None:
+            self.body_schema.check_create(body)
         unknown = set(body) - allowed
         if unknown:
             raise exception.InvalidParameterValue(
@@ -191,6 +195,9 @@ class Resource:
         """Apply the request's JSON PATCH to the row's API view; return
         the changed API fields."""
         ops = patching.parse(req.json())
+        if self.body_schema is not None:
+            self.body_schema.check_patch_paths(ops, req.version)
+            mandatory = ()      # the schema's required properties
         visible = self.visible(req.version)
         current = self.render(req, [row], visible, detail=False)[0]
         current.pop('links', None)
@@ -198,6 +205,8 @@ class Resource:
                                  readonly=self.readonly,
                                  field_versions=self.field_versions,
                                  mandatory=tuple(mandatory))
+        if self.body_schema is not None:
+            self.body_schema.check_patched(current, updated, ops)
         return {k: v for k, v in updated.items() if current.get(k) != v}
 
     def delete(self, req, ident: str) -> None:

@@ -342,13 +342,19 @@ def test_runbooks_crud_and_use(api):
 
 
 @pytest.mark.parametrize('rb,word', [
-    ({'name': 'not a trait', 'steps': [dict(_APPLY, order=0)]}, 'name'),
-    ({'name': 'CUSTOM_X', 'steps': []}, 'steps'),
+    # Ironic's schema words (recorded against Ironic 39)
+    ({'name': 'not a trait', 'steps': [dict(_APPLY, order=0)]},
+     "Schema error for runbook: 'not a trait' is not valid under any of "
+     "the given schemas. Possible root cause: 'not a trait' does not "
+     "match '^CUSTOM_[A-Z0-9_]+$'"),
+    ({'name': 'CUSTOM_X', 'steps': []},
+     'Schema error for runbook: [] should be non-empty'),
     ({'name': 'CUSTOM_X', 'steps': [_APPLY]}, 'order'),
     ({'name': 'CUSTOM_X', 'steps': [dict(_APPLY, order=0)],
       'public': True, 'owner': 'p1'}, 'public'),
     ({'name': 'CUSTOM_X', 'steps': [dict(_APPLY, order=0)],
-      'public': 'yes'}, 'public'),
+      'public': 'yes'},
+     "Schema error for runbook: 'yes' is not of type 'boolean', 'null'"),
 ])
 def test_runbook_validation(api, rb, word):
     status, body, _ = api.request('POST', '/v1/runbooks', rb, version=V)

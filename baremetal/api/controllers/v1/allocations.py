@@ -11,6 +11,7 @@ from baremetal.api import state
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
+from baremetal.api.schemas import allocations as alloc_schema
 from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.conductor import allocations as allocating
@@ -46,7 +47,7 @@ RES = resource.Resource(
                         'owner', 'created_at', 'updated_at', 'links')),
     sort_keys=frozenset(('id', 'uuid', 'name', 'state', 'resource_class',
                          'created_at', 'updated_at')),
-    derive=_derive)
+    derive=_derive, body_schema=alloc_schema.BODY)
 
 
 def _filters(req) -> list:
@@ -92,7 +93,8 @@ def _check_create(req, body: dict) -> dict:
     rc = body.get('resource_class')
     if rc is None and 'node' not in body:
         raise exception.MissingParameterValue(
-            err='"resource_class" is required')
+            err='The resource_class field is mandatory when not '
+                'backfilling')
     if rc is not None and (not isinstance(rc, str) or len(rc) > 80):
         raise exception.InvalidParameterValue(
             err='resource_class must be a string of at most 80 characters')
@@ -116,7 +118,8 @@ def _check_create(req, body: dict) -> dict:
     if name is not None and (not isinstance(name, str) or
                              not _NAME_RE.match(name) or
                              db.is_uuid_like(name)):
-        raise exception.InvalidName(name=name)
+        raise exception.InvalidParameterValue(
+            err="Cannot create allocation with invalid name '%s'" % name)
     values['name'] = name
     if body.get('uuid') is not None:
         if not db.is_uuid_like(body['uuid']):
@@ -187,7 +190,9 @@ def patch_allocation(req, ident):
         name = changes['name']
         if name is not None and (not isinstance(name, str) or
                                  not _NAME_RE.match(name)):
-            raise exception.InvalidName(name=name)
+            raise exception.InvalidParameterValue(
+                err="Cannot update allocation with invalid name '%s'"
+                % name)
         values['name'] = name
     if 'extra' in changes:
         values['extra'] = resource.extra_of(changes['extra'])

@@ -5,6 +5,7 @@ from baremetal.api import policy
 from baremetal.api import resource
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
+from baremetal.api.schemas import chassis as chassis_schema
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -18,7 +19,7 @@ RES = resource.Resource(
     sort_keys=frozenset(('id', 'uuid', 'description', 'created_at',
                          'updated_at')),
     derive=lambda rows: (lambda r: {'extra': r.get('extra') or {}}),
-    sub_links=('nodes',))
+    sub_links=('nodes',), body_schema=chassis_schema.BODY)
 
 
 def _check(values: dict) -> dict:

@@ -7,6 +7,7 @@ from baremetal.api import resource
 from baremetal.api import step_lists
 from baremetal.api import versions
 from baremetal.api.routing import route
+from baremetal.api.schemas import deploy_templates as dt_schema
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -23,7 +24,7 @@ RES = resource.Resource(
     not_found=exception.DeployTemplateNotFound, not_found_key='template',
     sort_keys=frozenset(('id', 'uuid', 'name', 'created_at',
                          'updated_at')),
-    derive=STEPS.derive)
+    derive=STEPS.derive, body_schema=dt_schema.BODY)
 
 
 @route('GET', '/v1/deploy_templates', min_version=versions.DEPLOY_TEMPLATES)
@@ -47,8 +48,6 @@ def create_template(req):
     steps = STEPS.check_steps(body.get('steps'), 'deploy',
                               require_priority=True)
     extra = resource.extra_of(body.get('extra'))
-    if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
-        raise exception.InvalidUUID(uuid=body['uuid'])
     values = {'uuid': body.get('uuid'), 'name': body['name'],
               'extra': extra}
     with notify.crud(req, 'deploy_template', 'create', values,

@@ -10,6 +10,7 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
+from baremetal.api.schemas import traits as trait_schema
 from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.common import states
@@ -172,6 +173,7 @@ def _locked_check(row) -> None:
 def set_traits(req, node):
     policy.authorize(req, 'baremetal:node:traits:set')
     body = req.json_object()
+    trait_schema.check_body(body)
     wanted = body.get('traits')
     if not isinstance(wanted, list):
         raise exception.InvalidParameterValue(
@@ -192,7 +194,7 @@ def set_traits(req, node):
        min_version=versions.TRAITS)
 def add_trait(req, node, trait):
     policy.authorize(req, 'baremetal:node:traits:set')
-    _check_trait(trait)
+    trait_schema.check_trait(trait)
     row = nodes.get_row(req, node)
     _locked_check(row)
     have = db.traits_for_nodes([row['id']]).get(row['id'], [])

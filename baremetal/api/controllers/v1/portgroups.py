@@ -15,6 +15,7 @@ from baremetal.api.controllers.v1 import nodes
 from baremetal.api.controllers.v1 import port_physnets
 from baremetal.api.controllers.v1 import ports
 from baremetal.api.routing import route
+from baremetal.api.schemas import portgroups as pg_schema
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -58,10 +59,11 @@ RES = resource.Resource(
     sort_keys=frozenset(('id', 'uuid', 'address', 'name', 'created_at',
                          'updated_at', 'mode', 'physical_network',
                          'category', 'dynamic_portgroup')),
-    derive=_derive, sub_links=('ports',))
+    derive=_derive, sub_links=('ports',), body_schema=pg_schema.BODY)
 
 
-def _check(values: dict) -> dict:
+def _check(values: dict, uuid: str | None = None) -> dict:
+    """Values to store; ``uuid``: the portgroup a PATCH changes."""
     out = {}
     for k, v in values.items():
         if k == 'address':
@@ -74,7 +76,10 @@ def _check(values: dict) -> dict:
             if v is not None and (not isinstance(v, str) or
                                   not _NAME_RE.match(v) or
                                   db.is_uuid_like(v)):
-                raise exception.InvalidName(name=v)
+                raise exception.InvalidParameterValue(
+                    err="Cannot create portgroup with invalid name '%s'"
+                    % v if uuid is None else "Portgroup %s: Cannot change "
+                    "name to invalid name '%s'" % (uuid, v))
             out[k] = v
         elif k in ('extra', 'properties'):
             if v is not None and not isinstance(v, dict):
@@ -181,7 +186,7 @@ def patch_portgroup(req, pg):
     row = RES.get_row(req, pg)
     changes = RES.patched(req, row, mandatory=('node_uuid',))
     if changes:
-        values = _check(changes)
+        values = _check(changes, row['uuid'])
         with notify.crud(req, 'portgroup', 'update', dict(row, **values),
                          _derive) as n:
             db.update(PG, row['id'], values)

@@ -12,6 +12,7 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.controllers.v1 import port_physnets
 from baremetal.api.routing import route
+from baremetal.api.schemas import ports as port_schema
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -86,7 +87,7 @@ RES = resource.Resource(
                          'updated_at', 'pxe_enabled', 'physical_network',
                          'description', 'vendor', 'category',
                          'available_for_dynamic_portgroup')),
-    derive=_derive, adjust=_adjust)
+    derive=_derive, adjust=_adjust, body_schema=port_schema.BODY)
 
 
 def _check_llc(req, llc: dict, smartnic: bool) -> None:

@@ -15,6 +15,7 @@ from baremetal.api import resource
 from baremetal.api import step_lists
 from baremetal.api import versions
 from baremetal.api.routing import route
+from baremetal.api.schemas import runbooks as rb_schema
 from baremetal.common import exception
 from baremetal.db import api as db
 
@@ -150,6 +151,7 @@ def create_runbook(req):
     if new:
         # traits are set through /traits, not here (a 400, as Ironic)
         allowed.add('description')
+    rb_schema.body_for(req.version).check_create(body)
     RES.check_body(req, body, allowed)
     _check_name(req, body.get('name'), relaxed=new)
     steps = STEPS.check_steps(body.get('steps'), 'clean', ordered=True)
@@ -159,8 +161,6 @@ def create_runbook(req):
               'description': body.get('description')}
     _check_flags(values, body)
     _check_public_owner(values)
-    if body.get('uuid') is not None and not db.is_uuid_like(body['uuid']):
-        raise exception.InvalidUUID(uuid=body['uuid'])
     row = db.create(RB, values)
     STEPS.save(row['id'], steps)
     return RES.created(req, row)

@@ -9,6 +9,7 @@ from baremetal.api import resource
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
+from baremetal.api.schemas import volume as volume_schema
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import api as db
@@ -41,7 +42,8 @@ CONNECTORS = resource.Resource(
     collection_key='connectors',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
-                         'created_at', 'updated_at')))
+                         'created_at', 'updated_at')),
+    body_schema=volume_schema.CONNECTOR_BODY)
 TARGETS = resource.Resource(
     project_scope='node',
     name='volume/targets', singular='volume', table=VT,
@@ -54,7 +56,8 @@ TARGETS = resource.Resource(
     collection_key='targets',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
-                         'volume_id', 'created_at', 'updated_at')))
+                         'volume_id', 'created_at', 'updated_at')),
+    body_schema=volume_schema.TARGET_BODY)
 
 
 # Ironic's: a node whose volume information may be deleted powered on
