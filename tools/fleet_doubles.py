@@ -19,8 +19,9 @@ command API for every node under ``/agent/<node uuid>``.  An agent
 written (``standby.sync`` after the image) and the node has not been
 powered off since it booted that disk: then the instance runs and no
 agent.  After a boot delay the agent looks the node up (``GET
-/v1/lookup``), again every 2 s while the answer is 404 or 409 for up to
-``lookup_seconds`` (as IPA does); then it heartbeats at IPA's interval (0.3-0.6 of the lookup's
+/v1/lookup``), again while the answer is 404, 409 or 503, backing off
+from 1.5 to 30 s (as IPA, which restarts when its lookup times out);
+then it heartbeats at IPA's interval (0.3-0.6 of the lookup's
 ``heartbeat_timeout``, or a set one), and once more right after a
 command ends, as IPA does.  Commands stay RUNNING for a settable time,
 then succeed; ``get_clean_steps`` answers at once.
@@ -340,8 +341,7 @@ class AgentFleet:
     def __init__(self, api_endpoint: str, command_seconds: float = 1.0,
                  boot_seconds: float = 1.0,
                  heartbeat_seconds: float | None = None,
-                 lookup_seconds: float = 60, workers: int = 8) -> None:
-        self.lookup_seconds = lookup_seconds
+                 workers: int = 8) -> None:
         self.api = urllib.parse.urlsplit(api_endpoint)
         self.command_seconds = command_seconds
         self.boot_seconds = boot_seconds
@@ -430,7 +430,7 @@ class AgentFleet:
         with self.lock:
             a = self.agents.setdefault(node, {
                 'up': False, 'token': None, 'gen': 0, 'interval': None,
-                'disk': False, 'instance': False, 'booted_at': 0.0})
+                'disk': False, 'instance': False, 'lookup_delay': 1.0})
             a['gen'] += 1
             a['up'] = False
             a['token'] = None
@@ -444,7 +444,7 @@ class AgentFleet:
                 a['instance'] = True
                 self.stats['instance_boots'] += 1
                 return
-            a['booted_at'] = time.monotonic()
+            a['lookup_delay'] = 1.0
             self._schedule(node, a['gen'], self.boot_seconds)
 
     def _schedule(self, node, gen, delay):
@@ -547,11 +547,13 @@ class AgentFleet:
             a = self.agents[node]
             if a['gen'] != gen:
                 return
-            if status in (404, 409) and time.monotonic() < \
-                    a['booted_at'] + self.lookup_seconds:
-                # not yet in a state that expects the agent, or locked
+            if status in (404, 409, 503):
+                # not yet in a state that expects the agent, or locked:
+                # again and again, backing off to 30 s (IPA restarts
+                # when its lookup times out, and looks up again)
                 self.stats['lookups_retried'] += 1
-                self._schedule(node, gen, 2)
+                a['lookup_delay'] = min(30.0, a.get('lookup_delay', 1) * 1.5)
+                self._schedule(node, gen, a['lookup_delay'])
                 return
             if status != 200:
                 self.errors.append('lookup %s: %d %s' % (node, status,
