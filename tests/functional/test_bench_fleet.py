@@ -29,6 +29,8 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
          '--step-poll-interval', '1', '--heartbeat-seconds', '5',
          '--metal3-interval', '4', '--nova-interval', '2',
          '--agent-command-seconds', '0.5', '--agent-boot-seconds', '0.5',
+         # small pools: the shared PostgreSQL server has 100 connections
+         '--db-pool', '3',
          '--phase-timeout', '240', '--json', str(out)],
         capture_output=True, text=True, timeout=900)
     print(run.stdout[-3000:])
