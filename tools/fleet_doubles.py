@@ -351,7 +351,7 @@ class AgentFleet:
         self.commands: dict[str, dict] = {}   # command id -> record
         self.ids = itertools.count(1)
         self.stats = {'lookups': 0, 'lookups_retried': 0,
-                      'instance_boots': 0, 'heartbeats': 0,
+                      'instance_boots': 0, 'heartbeats': 0, 'api_errors': 0,
                       'heartbeat_errors': 0, 'commands': 0,
                       'command_polls': 0}
         self.errors: list[str] = []
@@ -519,8 +519,11 @@ class AgentFleet:
                 else:
                     self._heartbeat(node, gen, token)
             except Exception as e:      # noqa: BLE001 (counted, reported)
+                # no answer (a timeout, a reset): IPA tries again
                 with self.lock:
+                    self.stats['api_errors'] += 1
                     self.errors.append('%s: %s' % (node, e))
+                    self._schedule(node, gen, 5)
 
     def _http(self, method, path, body=None):
         conn = getattr(self._local, 'conn', None)
