@@ -352,7 +352,8 @@ class AgentFleet:
         self.ids = itertools.count(1)
         self.stats = {'lookups': 0, 'lookups_retried': 0,
                       'instance_boots': 0, 'heartbeats': 0, 'api_errors': 0,
-                      'heartbeat_errors': 0, 'commands': 0,
+                      'heartbeat_errors': 0, 'heartbeats_retried': 0,
+                      'commands': 0,
                       'command_polls': 0}
         self.errors: list[str] = []
         self._due: list[tuple[float, str, int]] = []  # (when, node, gen)
@@ -577,17 +578,20 @@ class AgentFleet:
         with self.lock:
             a = self.agents[node]
             self.stats['heartbeats'] += 1
-            if status not in (202, 409) and a['gen'] == gen:
+            if status not in (202, 409, 503) and a['gen'] == gen:
                 self.stats['heartbeat_errors'] += 1
                 self.errors.append('heartbeat %s: %d %s' % (
                     node, status, raw[:200]))
+            if status != 202:
+                self.stats['heartbeats_retried'] += 1
             if a['gen'] == gen and a['up']:
                 # another is due at the interval (a command's end may
                 # bring one sooner)
                 self._due = [d for d in self._due
                              if not (d[1] == node and d[2] == gen)]
-                self._schedule(node, gen, a['interval'] if status != 409
-                               else 1)
+                # an error: again soon, as IPA (a 409: the node is busy)
+                self._schedule(node, gen, a['interval'] if status == 202
+                               else 1 if status == 409 else 5)
 
     def stop(self):
         with self.lock:
