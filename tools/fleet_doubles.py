@@ -1,0 +1,601 @@
+"""The simulated fleet behind tools/bench-fleet: Redfish BMCs and
+ironic-python-agents, many of each in this one process.
+
+``RedfishFleet`` serves N ComputerSystems from B BMC addresses: one
+loopback port per BMC (so that "requests to one BMC at once" means what
+it means on real hardware), each BMC holding a block of systems.  All
+ports are watched by one selector thread; each accepted connection gets
+a thread (keep-alive, as sushy's ``requests`` session expects).  Every
+request waits a latency drawn from a range and fails with a 503 at a
+settable rate.  It serves what the ``redfish`` power and management
+interfaces ask for: the service root, SessionService (sessions are
+accepted and not checked), the Systems collection, a System (GET,
+PATCH of Boot), its Reset action and its SecureBoot resource.
+Requests are counted per system.
+
+``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
+command API for every node under ``/agent/<node uuid>``.  An agent
+"boots" when its system is powered on at the BMC, unless the disk was
+written (``standby.sync`` after the image) and the node has not been
+powered off since it booted that disk: then the instance runs and no
+agent.  After a boot delay the agent looks the node up (``GET
+/v1/lookup``), again while the answer is 404, 409 or 503, backing off
+from 1.5 to 30 s (as IPA, which restarts when its lookup times out);
+then it heartbeats at IPA's interval (0.3-0.6 of the lookup's
+``heartbeat_timeout``, or a set one), and once more right after a
+command ends, as IPA does.  Commands stay RUNNING for a settable time,
+then succeed; ``get_clean_steps`` answers at once.
+"""
+
+import http.client
+import http.server
+import itertools
+import json
+import random
+import selectors
+import socketserver
+import threading
+import time
+import urllib.parse
+
+STEPS = [
+    {'step': 'erase_devices_metadata', 'priority': 99,
+     'interface': 'deploy', 'reboot_requested': False, 'abortable': True},
+    {'step': 'erase_devices', 'priority': 10, 'interface': 'deploy',
+     'reboot_requested': False, 'abortable': True},
+]
+SYNC = frozenset(('clean.get_clean_steps', 'deploy.get_deploy_steps',
+                  'standby.sync', 'standby.get_partition_uuids',
+                  'log.collect_system_logs'))
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
+class RedfishFleet:
+    def __init__(self, systems: int, per_bmc: int = 1,
+                 latency_ms=(0.0, 0.0), error_rate: float = 0.0,
+                 on_power=None) -> None:
+        self.latency = latency_ms
+        self.error_rate = error_rate
+        self.on_power = on_power or (lambda sid, on: None)
+        self.lock = threading.Lock()
+        self.systems: dict[str, dict] = {}
+        self.counts: dict[str, int] = {}
+        self.gets: dict[str, list[float]] = {}   # system GET times
+        self.unknown: dict[str, int] = {}
+        self.by_route: dict[str, int] = {}
+        self.injected = 0
+        self.busy: dict[int, int] = {}       # port -> requests in flight
+        self.max_busy: dict[int, int] = {}
+        self.bmcs: list[tuple[int, list[str]]] = []
+        self._servers = []
+        self._sel = selectors.DefaultSelector()
+        self._stop = threading.Event()
+        handler = self._handler()
+        ids = ['sys-%05d' % i for i in range(systems)]
+        for first in range(0, systems, per_bmc):
+            block = ids[first:first + per_bmc]
+            srv = _Server(('127.0.0.1', 0), handler)
+            srv.fleet_systems = block
+            port = srv.server_address[1]
+            self.bmcs.append((port, block))
+            self._servers.append(srv)
+            self._sel.register(srv.socket, selectors.EVENT_READ, srv)
+            for sid in block:
+                self.systems[sid] = {
+                    'power': 'Off', 'target': 'None', 'enabled': 'Disabled',
+                    'mode': 'UEFI', 'secure_boot': False, 'port': port}
+                self.counts[sid] = 0
+                self.gets[sid] = []
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def address(self, sid: str) -> str:
+        return 'http://127.0.0.1:%d' % self.systems[sid]['port']
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            for key, _ in self._sel.select(0.2):
+                key.data._handle_request_noblock()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for srv in self._servers:
+            srv.server_close()
+
+    def total_requests(self) -> int:
+        with self.lock:
+            return sum(self.counts.values())
+
+    def _handler(self):
+        fleet = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, body=None, headers=()):
+                data = json.dumps(body).encode() if body is not None \
+                    else b''
+                self.send_response(status)
+                for k, v in headers:
+                    self.send_header(k, v)
+                if body is not None:
+                    self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _serve(self, method):
+                length = int(self.headers.get('Content-Length') or 0)
+                raw = self.rfile.read(length) if length else b''
+                port = self.server.server_address[1]
+                with fleet.lock:
+                    fleet.busy[port] = fleet.busy.get(port, 0) + 1
+                    fleet.max_busy[port] = max(fleet.max_busy.get(port, 0),
+                                               fleet.busy[port])
+                try:
+                    lo, hi = fleet.latency
+                    if hi > 0:
+                        time.sleep(random.uniform(lo, hi) / 1000.0)
+                    self._answer(method, raw)
+                finally:
+                    with fleet.lock:
+                        fleet.busy[port] -= 1
+
+            def _answer(self, method, raw):
+                path = urllib.parse.urlsplit(self.path).path.rstrip('/')
+                parts = path.split('/')[3:]     # after /redfish/v1
+                block = self.server.fleet_systems
+                sid = parts[1] if len(parts) > 1 and parts[0] == 'Systems' \
+                    else None
+                with fleet.lock:
+                    key = sid if sid in block else block[0]
+                    fleet.counts[key] += 1
+                    if sid in block and len(parts) == 2 and method == 'GET':
+                        fleet.gets[sid].append(time.monotonic())
+                if fleet.error_rate and random.random() < fleet.error_rate:
+                    with fleet.lock:
+                        fleet.injected += 1
+                    return self._send(503, _error('injected failure'))
+                body = json.loads(raw) if raw else {}
+                if sid is not None and sid not in block:
+                    return self._send(404, _error('no such system'))
+                route = (method, tuple('{}' if p == sid and i == 1 else p
+                                       for i, p in enumerate(parts)))
+                fn = ROUTES.get(route)
+                with fleet.lock:
+                    name = '%s /%s' % (method, '/'.join(route[1]))
+                    fleet.by_route[name] = fleet.by_route.get(name, 0) + 1
+                if fn is None:
+                    with fleet.lock:
+                        name = '%s %s' % route
+                        fleet.unknown[name] = fleet.unknown.get(name, 0) + 1
+                    return self._send(404, _error('not served here'))
+                status, out, headers = fn(fleet, block, sid, body)
+                self._send(status, out, headers)
+
+            def do_GET(self):
+                self._serve('GET')
+
+            def do_POST(self):
+                self._serve('POST')
+
+            def do_PATCH(self):
+                self._serve('PATCH')
+
+            def do_DELETE(self):
+                self._serve('DELETE')
+
+        return Handler
+
+
+def _error(msg):
+    return {'error': {'code': 'Base.1.0.GeneralError', 'message': msg}}
+
+
+def _root(fleet, block, sid, body):
+    return 200, {
+        '@odata.id': '/redfish/v1/', '@odata.type':
+        '#ServiceRoot.v1_5_0.ServiceRoot', 'Id': 'RootService',
+        'Name': 'Fleet double', 'RedfishVersion': '1.6.0',
+        'UUID': '00000000-0000-0000-0000-000000000000',
+        'Systems': {'@odata.id': '/redfish/v1/Systems'},
+        'SessionService': {'@odata.id': '/redfish/v1/SessionService'},
+        'Links': {'Sessions': {
+            '@odata.id': '/redfish/v1/SessionService/Sessions'}}}, ()
+
+
+def _session_service(fleet, block, sid, body):
+    return 200, {
+        '@odata.id': '/redfish/v1/SessionService', 'Id': 'SessionService',
+        'Name': 'Sessions', 'ServiceEnabled': True, 'SessionTimeout': 3600,
+        'Sessions': {'@odata.id':
+                     '/redfish/v1/SessionService/Sessions'}}, ()
+
+
+_SESSIONS = itertools.count(1)
+
+
+def _new_session(fleet, block, sid, body):
+    n = next(_SESSIONS)
+    where = '/redfish/v1/SessionService/Sessions/%d' % n
+    return 201, {'@odata.id': where, 'Id': str(n), 'Name': 'Session',
+                 'UserName': body.get('UserName')}, (
+        ('X-Auth-Token', 'token-%d' % n), ('Location', where))
+
+
+def _delete_session(fleet, block, sid, body):
+    return 204, None, ()
+
+
+def _systems(fleet, block, sid, body):
+    return 200, {'@odata.id': '/redfish/v1/Systems', 'Name': 'Systems',
+                 'Members@odata.count': len(block),
+                 'Members': [{'@odata.id': '/redfish/v1/Systems/%s' % s}
+                             for s in block]}, ()
+
+
+RESETS = ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart',
+          'ForceRestart', 'Nmi', 'ForceOn', 'PushPowerButton']
+TARGETS = ['None', 'Pxe', 'Cd', 'Hdd', 'BiosSetup', 'UefiHttp']
+
+
+def _system(fleet, block, sid, body):
+    with fleet.lock:
+        s = dict(fleet.systems[sid])
+    base = '/redfish/v1/Systems/%s' % sid
+    return 200, {
+        '@odata.id': base, '@odata.type': '#ComputerSystem.v1_10_0.'
+        'ComputerSystem', 'Id': sid, 'Name': sid, 'UUID': sid,
+        'PowerState': s['power'], 'SystemType': 'Physical',
+        'Status': {'State': 'Enabled', 'Health': 'OK'},
+        'Boot': {'BootSourceOverrideTarget': s['target'],
+                 'BootSourceOverrideEnabled': s['enabled'],
+                 'BootSourceOverrideMode': s['mode'],
+                 'BootSourceOverrideTarget@Redfish.AllowableValues':
+                     TARGETS},
+        'SecureBoot': {'@odata.id': base + '/SecureBoot'},
+        'Actions': {'#ComputerSystem.Reset': {
+            'target': base + '/Actions/ComputerSystem.Reset',
+            'ResetType@Redfish.AllowableValues': RESETS}}}, ()
+
+
+def _patch_system(fleet, block, sid, body):
+    boot = body.get('Boot') or {}
+    with fleet.lock:
+        s = fleet.systems[sid]
+        for field, key in (('BootSourceOverrideTarget', 'target'),
+                           ('BootSourceOverrideEnabled', 'enabled'),
+                           ('BootSourceOverrideMode', 'mode')):
+            if field in boot:
+                s[key] = boot[field]
+    return 204, None, ()
+
+
+def _reset(fleet, block, sid, body):
+    kind = body.get('ResetType')
+    if kind not in RESETS:
+        return 400, _error('bad ResetType %r' % kind), ()
+    with fleet.lock:
+        s = fleet.systems[sid]
+        was = s['power']
+        if kind in ('On', 'ForceOn'):
+            s['power'] = 'On'
+        elif kind in ('ForceOff', 'GracefulShutdown'):
+            s['power'] = 'Off'
+        elif kind == 'PushPowerButton':
+            s['power'] = 'Off' if was == 'On' else 'On'
+        now = s['power']
+    restart = kind in ('GracefulRestart', 'ForceRestart') and now == 'On'
+    if restart:
+        fleet.on_power(sid, False)
+    if now != was or restart:
+        fleet.on_power(sid, now == 'On')
+    return 204, None, ()
+
+
+def _secure_boot(fleet, block, sid, body):
+    with fleet.lock:
+        on = fleet.systems[sid]['secure_boot']
+    return 200, {
+        '@odata.id': '/redfish/v1/Systems/%s/SecureBoot' % sid,
+        'Id': 'SecureBoot', 'Name': 'UEFI Secure Boot',
+        'SecureBootEnable': on,
+        'SecureBootCurrentBoot': 'Enabled' if on else 'Disabled',
+        'SecureBootMode': 'DeployedMode'}, ()
+
+
+def _patch_secure_boot(fleet, block, sid, body):
+    if 'SecureBootEnable' in body:
+        with fleet.lock:
+            fleet.systems[sid]['secure_boot'] = bool(
+                body['SecureBootEnable'])
+    return 204, None, ()
+
+
+ROUTES = {
+    ('GET', ()): _root,
+    ('GET', ('SessionService',)): _session_service,
+    ('POST', ('SessionService', 'Sessions')): _new_session,
+    ('DELETE', ('SessionService', 'Sessions', '{}')): _delete_session,
+    ('GET', ('Systems',)): _systems,
+    ('GET', ('Systems', '{}')): _system,
+    ('PATCH', ('Systems', '{}')): _patch_system,
+    ('POST', ('Systems', '{}', 'Actions', 'ComputerSystem.Reset')): _reset,
+    ('GET', ('Systems', '{}', 'SecureBoot')): _secure_boot,
+    ('PATCH', ('Systems', '{}', 'SecureBoot')): _patch_secure_boot,
+}
+
+
+class AgentFleet:
+    """Agents for many nodes; ``boot``/``power_off`` are called from
+    the BMC double's power changes."""
+
+    def __init__(self, api_endpoint: str, command_seconds: float = 1.0,
+                 boot_seconds: float = 1.0,
+                 heartbeat_seconds: float | None = None,
+                 workers: int = 8) -> None:
+        self.api = urllib.parse.urlsplit(api_endpoint)
+        self.command_seconds = command_seconds
+        self.boot_seconds = boot_seconds
+        self.heartbeat_seconds = heartbeat_seconds
+        self.lock = threading.Lock()
+        self.agents: dict[str, dict] = {}     # node uuid -> state
+        self.commands: dict[str, dict] = {}   # command id -> record
+        self.ids = itertools.count(1)
+        self.stats = {'lookups': 0, 'lookups_retried': 0,
+                      'instance_boots': 0, 'heartbeats': 0, 'api_errors': 0,
+                      'heartbeat_errors': 0, 'heartbeats_retried': 0,
+                      'commands': 0,
+                      'command_polls': 0}
+        self.errors: list[str] = []
+        self._due: list[tuple[float, str, int]] = []  # (when, node, gen)
+        self._wake = threading.Condition(self.lock)
+        self._stop = False
+        self._local = threading.local()
+        fleet = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _route(self):
+                u = urllib.parse.urlsplit(self.path)
+                parts = u.path.strip('/').split('/')
+                token = urllib.parse.parse_qs(u.query).get(
+                    'agent_token', [None])[0]
+                if len(parts) < 4 or parts[0] != 'agent':
+                    return None, None, 'not an agent path'
+                with fleet.lock:
+                    agent = fleet.agents.get(parts[1])
+                    if agent is None or not agent['up']:
+                        return None, None, 'agent down'
+                    if token != agent['token']:
+                        return None, None, 'token'
+                return parts[1], parts[4:], None
+
+            def do_POST(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                body = json.loads(self.rfile.read(length) or b'{}')
+                node, rest, why = self._route()
+                if why == 'token':
+                    return self._send(401, {'faultstring': 'bad token'})
+                if why:
+                    # a powered-off machine does not answer: close
+                    self.close_connection = True
+                    return self._send(503, {'faultstring': why})
+                self._send(200, fleet._run(node, body.get('name'),
+                                           body.get('params') or {}))
+
+            def do_GET(self):
+                node, rest, why = self._route()
+                if why == 'token':
+                    return self._send(401, {'faultstring': 'bad token'})
+                if why:
+                    self.close_connection = True
+                    return self._send(503, {'faultstring': why})
+                cid = rest[-1] if rest else ''
+                record = fleet._status(node, cid)
+                if record is None:
+                    return self._send(404, {'faultstring': 'no command'})
+                self._send(200, record)
+
+        self.server = _Server(('127.0.0.1', 0), Handler)
+        self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        self._threads = [threading.Thread(target=self.server.serve_forever,
+                                          daemon=True)]
+        self._threads += [threading.Thread(target=self._work, daemon=True)
+                          for _ in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    # ---- power, from the BMC double ----
+    def power(self, node: str, on: bool) -> None:
+        with self.lock:
+            a = self.agents.setdefault(node, {
+                'up': False, 'token': None, 'gen': 0, 'interval': None,
+                'disk': False, 'instance': False, 'lookup_delay': 1.0})
+            a['gen'] += 1
+            a['up'] = False
+            a['token'] = None
+            if not on:
+                if a['instance']:
+                    # the instance went down: the next boot is the
+                    # ramdisk's (tear down, then cleaning)
+                    a['instance'] = a['disk'] = False
+                return
+            if a['disk']:
+                a['instance'] = True
+                self.stats['instance_boots'] += 1
+                return
+            a['lookup_delay'] = 1.0
+            self._schedule(node, a['gen'], self.boot_seconds)
+
+    def _schedule(self, node, gen, delay):
+        self._due.append((time.monotonic() + delay, node, gen))
+        self._wake.notify()
+
+    # ---- commands ----
+    def _run(self, node, name, params):
+        cid = str(next(self.ids))
+        record = {'id': cid, 'command_name': name,
+                  'command_status': 'RUNNING', 'command_result': None,
+                  'command_error': None}
+        if name == 'clean.get_clean_steps':
+            record.update(command_status='SUCCEEDED', command_result={
+                'clean_steps': {'GenericHardwareManager': STEPS},
+                'hardware_manager_version': {'generic': '1.2'}})
+        elif name in SYNC:
+            record.update(command_status='SUCCEEDED', command_result={})
+        with self.lock:
+            self.stats['commands'] += 1
+            if name == 'standby.sync':
+                self.agents[node]['disk'] = True
+            record['node'] = node
+            record['done_at'] = time.monotonic() + self.command_seconds
+            self.commands[cid] = record
+            if record['command_status'] == 'RUNNING':
+                # IPA heartbeats as soon as an asynchronous command ends
+                self._schedule(node, self.agents[node]['gen'],
+                               self.command_seconds + 0.05)
+        return self._public(record)
+
+    def _status(self, node, cid):
+        with self.lock:
+            self.stats['command_polls'] += 1
+            record = self.commands.get(cid)
+            if record is None or record['node'] != node:
+                return None
+            if record['command_status'] == 'RUNNING' and \
+                    time.monotonic() >= record['done_at']:
+                record.update(command_status='SUCCEEDED',
+                              command_result={'ok': True})
+            return self._public(record)
+
+    @staticmethod
+    def _public(record):
+        return {k: v for k, v in record.items()
+                if k not in ('node', 'done_at')}
+
+    # ---- the agents' own side: lookup and heartbeat ----
+    def _work(self):
+        while True:
+            with self.lock:
+                while True:
+                    if self._stop:
+                        return
+                    now = time.monotonic()
+                    if self._due:
+                        self._due.sort()
+                        if self._due[0][0] <= now:
+                            _, node, gen = self._due.pop(0)
+                            break
+                        self._wake.wait(self._due[0][0] - now)
+                    else:
+                        self._wake.wait(0.5)
+                a = self.agents.get(node)
+                if a is None or a['gen'] != gen:
+                    continue        # powered off or rebooted since
+                up, token = a['up'], a['token']
+            try:
+                if not up:
+                    self._lookup(node, gen)
+                else:
+                    self._heartbeat(node, gen, token)
+            except Exception as e:      # noqa: BLE001 (counted, reported)
+                # no answer (a timeout, a reset): IPA tries again
+                with self.lock:
+                    self.stats['api_errors'] += 1
+                    self.errors.append('%s: %s' % (node, e))
+                    self._schedule(node, gen, 5)
+
+    def _http(self, method, path, body=None):
+        conn = getattr(self._local, 'conn', None)
+        if conn is None:
+            conn = self._local.conn = http.client.HTTPConnection(
+                self.api.hostname, self.api.port, timeout=60)
+        data = json.dumps(body) if body is not None else None
+        headers = {'X-OpenStack-Ironic-API-Version': '1.68',
+                   'Content-Type': 'application/json'}
+        for attempt in range(2):
+            try:
+                conn.request(method, path, data, headers)
+                r = conn.getresponse()
+                return r.status, r.read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                if attempt:
+                    raise
+
+    def _lookup(self, node, gen):
+        status, raw = self._http('GET', '/v1/lookup?node_uuid=%s' % node)
+        with self.lock:
+            self.stats['lookups'] += 1
+            a = self.agents[node]
+            if a['gen'] != gen:
+                return
+            if status in (404, 409, 503):
+                # not yet in a state that expects the agent, or locked:
+                # again and again, backing off to 30 s (IPA restarts
+                # when its lookup times out, and looks up again)
+                self.stats['lookups_retried'] += 1
+                a['lookup_delay'] = min(30.0, a.get('lookup_delay', 1) * 1.5)
+                self._schedule(node, gen, a['lookup_delay'])
+                return
+            if status != 200:
+                self.errors.append('lookup %s: %d %s' % (node, status,
+                                                         raw[:200]))
+                return
+            config = json.loads(raw)['config']
+            a['up'] = True
+            a['token'] = config.get('agent_token')
+            timeout = config.get('heartbeat_timeout') or 300
+            a['interval'] = self.heartbeat_seconds or \
+                timeout * random.uniform(0.3, 0.6)
+            self._schedule(node, gen, 0)
+
+    def _heartbeat(self, node, gen, token):
+        status, raw = self._http('POST', '/v1/heartbeat/%s' % node, {
+            'callback_url': '%s/agent/%s' % (self.url, node),
+            'agent_token': token, 'agent_version': '9.11.0'})
+        with self.lock:
+            a = self.agents[node]
+            self.stats['heartbeats'] += 1
+            if status not in (202, 409, 503) and a['gen'] == gen:
+                self.stats['heartbeat_errors'] += 1
+                self.errors.append('heartbeat %s: %d %s' % (
+                    node, status, raw[:200]))
+            if status != 202:
+                self.stats['heartbeats_retried'] += 1
+            if a['gen'] == gen and a['up']:
+                # another is due at the interval (a command's end may
+                # bring one sooner)
+                self._due = [d for d in self._due
+                             if not (d[1] == node and d[2] == gen)]
+                # an error: again soon, as IPA (a 409: the node is busy)
+                self._schedule(node, gen, a['interval'] if status == 202
+                               else 1 if status == 409 else 5)
+
+    def stop(self):
+        with self.lock:
+            self._stop = True
+            self._wake.notify_all()
+        self.server.shutdown()
+        self.server.server_close()
