@@ -49,6 +49,12 @@ SYNC = frozenset(('clean.get_clean_steps', 'deploy.get_deploy_steps',
                   'log.collect_system_logs'))
 
 
+# the BMCs listen on their own loopback address: a fleet binds hundreds
+# of ports, and on 127.0.0.1 one of them could be a port another test
+# process has just picked as free for its own server (tests pick a free
+# port on 127.0.0.1, then bind it)
+BMC_HOST = '127.0.0.2'
+
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -78,7 +84,7 @@ class RedfishFleet:
         ids = ['sys-%05d' % i for i in range(systems)]
         for first in range(0, systems, per_bmc):
             block = ids[first:first + per_bmc]
-            srv = _Server(('127.0.0.1', 0), handler)
+            srv = _Server((BMC_HOST, 0), handler)
             srv.fleet_systems = block
             port = srv.server_address[1]
             self.bmcs.append((port, block))
@@ -94,7 +100,7 @@ class RedfishFleet:
         self._thread.start()
 
     def address(self, sid: str) -> str:
-        return 'http://127.0.0.1:%d' % self.systems[sid]['port']
+        return 'http://%s:%d' % (BMC_HOST, self.systems[sid]['port'])
 
     def _loop(self) -> None:
         while not self._stop.is_set():
