@@ -57,7 +57,18 @@ def test_automated_cleaning_erases_metadata_in_band(redfish_bed):
     log = b.server.log(tail=None)
     assert 'erase_devices_metadata' in log
     # the agent really ran it: its log on the serial console says so
-    assert 'erase_devices_metadata' in b.machine.serial_log()
+    console = b.machine.serial_log()
+    assert 'erase_devices_metadata' in console
+    # every module the ramdisk's kernel loaded had its dependencies
+    assert_no_module_errors(console)
+
+
+def assert_no_module_errors(console: str) -> None:
+    """The ramdisk's kernel loaded its modules without errors (a module
+    kept without one it depends on says "Unknown symbol")."""
+    bad = [line for line in console.splitlines()
+           if 'Unknown symbol' in line or 'disagrees about version' in line]
+    assert not bad, '\n'.join(bad[:20])
 
 
 def _db_token(b, uuid) -> str | None:

@@ -59,6 +59,7 @@ def test_uefi_vmedia_cleans_then_deploys_a_disk_that_boots(
     assert 'UEFI QEMU DVD-ROM' in console
     assert GRUB_MENU in console
     assert 'erase_devices_metadata' in console
+    test_agent_cleaning.assert_no_module_errors(console)
     assert not test_agent_cleaning._read(
         b.machine.disk, *test_agent_cleaning.EXT4_MAGIC)
     assert api.vmedia(b.bmc)['Inserted'] is False
