@@ -189,7 +189,7 @@ def _cached_copy_matches(target: str, image: dict) -> bool:
     are Glance's?  A copy that is not is removed."""
     if not os.path.exists(target):
         return False
-    meta = _read_meta(target)
+    meta = image_cache.read_meta(target)
     algo, value = expected_hash(image)
     size = os.path.getsize(target)
     if meta == _meta(image) and size == image['size'] and \
@@ -207,14 +207,6 @@ def _meta(image: dict) -> dict:
     algo, value = expected_hash(image)
     return {'id': image['id'], 'size': image['size'], 'algo': algo,
             'hash': value}
-
-
-def _read_meta(target: str) -> dict | None:
-    try:
-        with open(target + '.json') as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def _download(conf, image: dict, target: str) -> None:

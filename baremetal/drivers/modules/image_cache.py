@@ -146,7 +146,7 @@ def fetch(conf, source: str, checksum: str | None = None,
                     raise
         return target
     with _lock(key):
-        meta = _read_meta(target)
+        meta = read_meta(target)
         headers = {}
         if meta and os.path.exists(target):
             if meta.get('etag'):
@@ -244,7 +244,8 @@ def _verify(source: str, path: str, expected: tuple[str, str]) -> None:
                                            expected=value, actual=actual)
 
 
-def _read_meta(target: str) -> dict | None:
+def read_meta(target: str) -> dict | None:
+    """What was recorded beside a cached file (its ``.json``), or None."""
     try:
         with open(target + '.json') as f:
             return json.load(f)
