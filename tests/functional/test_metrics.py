@@ -199,8 +199,10 @@ def test_redfish_requests_and_steps_are_measured(tmp_path_factory):
                                'succeeded')] == 1
         check_gauges(samples, node_list(server.endpoint))
     finally:
-        assert server.stop() == 0, server.log()
-        bmc.stop()
+        try:
+            assert server.stop() == 0, server.log()
+        finally:
+            bmc.stop()
 
 
 def test_scale_out_conductors_serve_their_own_metrics(tmp_path):
