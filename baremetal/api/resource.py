@@ -240,14 +240,25 @@ def node_uuid_map(rows: list[dict]) -> dict[int, str]:
         n, (n.c.id.in_(ids),), columns=('id', 'uuid'))}
 
 
-def node_id_for(ident: Any, field: str = 'node_uuid') -> int:
-    """The id of the node named by a body field (uuid or name)."""
+def node_id_for(ident: Any, field: str = 'node_uuid', req=None,
+                rules=()) -> int:
+    """The id of the node named by a body field (uuid or name).  With
+    ``req``, before anything is written: a node the caller may not see
+    is not found, and the rules waiting on the request (the create rule
+    of a port, port group or volume object) and ``rules`` (a row moved
+    to this node) must allow the caller on this node (403)."""
     if not isinstance(ident, str):
         raise exception.InvalidParameterValue(
             err='%s must be a node UUID or name' % field)
+    not_found = exception.InvalidParameterValue(
+        err='%s: node %s could not be found' % (field, ident))
     try:
-        return db.get_node(ident, ('id',))['id']
+        row = db.get_node(ident, ('id', 'uuid', 'owner', 'lessee'))
     except exception.NodeNotFound:
-        raise exception.InvalidParameterValue(
-            err='%s: node %s could not be found' % (field, ident)) \
-            from None
+        raise not_found from None
+    if req is not None:
+        try:
+            policy.check_node(req, 'baremetal:node:get', row, rules)
+        except exception.NodeNotFound:
+            raise not_found from None
+    return row['id']

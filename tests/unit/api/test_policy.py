@@ -217,3 +217,49 @@ def test_a_policy_file_overrides_one_rule(tmp_path, monkeypatch):
                                  target)
     finally:
         policy._enforcer = None
+
+
+def test_ports_groups_and_volume_objects_only_on_nodes_the_project_may_change(
+        tmp_path, monkeypatch):
+    """A project's admin creates a port, port group or volume connector
+    only on a node its project owns, and moves a port only to such a
+    node: on another project's node the answer is the unknown-node 400
+    and nothing is written (the rules were once checked only after the
+    write, which answered 403 but kept the row)."""
+    from baremetal.api import auth
+    ctx = auth.admin_context()
+    monkeypatch.setattr(auth, 'admin_context', lambda: ctx)
+    monkeypatch.setattr(policy, '_enforcer', None)
+    h = harness.Harness(tmp_path)
+    try:
+        mine = h.create_node(owner='p1')['uuid']
+        other = h.create_node(owner='p2')['uuid']
+        ctx.is_admin, ctx.system_scope = False, None
+        ctx.roles = ['admin', 'manager', 'member', 'reader']
+        ctx.project_id = 'p1'
+        bodies = {
+            '/v1/ports': lambda n, i: {'address': '52:54:00:00:00:%02x' % i,
+                                       'node_uuid': n},
+            '/v1/portgroups': lambda n, i: {'node_uuid': n},
+            '/v1/volume/connectors': lambda n, i: {
+                'node_uuid': n, 'type': 'iqn',
+                'connector_id': 'iqn.2026-11.org:%d' % i}}
+        for path, body in bodies.items():
+            status, got, _ = h.request('POST', path, body(other, 1))
+            assert status == 400, (path, got)
+            assert 'could not be found' in harness.error_message(got)
+            status, got, _ = h.request('POST', path, body(mine, 2))
+            assert status == 201, (path, got)
+        port = h.request('GET', '/v1/ports')[1]['ports'][0]['uuid']
+        status, got, _ = h.request('PATCH', '/v1/ports/%s' % port, [
+            {'op': 'replace', 'path': '/node_uuid', 'value': other}])
+        assert status == 400, got
+        ctx.is_admin, ctx.roles, ctx.project_id = True, ['admin'], None
+        for path, key in (('/v1/ports?fields=node_uuid', 'ports'),
+                          ('/v1/portgroups?fields=node_uuid', 'portgroups'),
+                          ('/v1/volume/connectors?fields=node_uuid',
+                           'connectors')):
+            rows = h.request('GET', path)[1][key]
+            assert [r['node_uuid'] for r in rows] == [mine], (path, rows)
+    finally:
+        h.close()

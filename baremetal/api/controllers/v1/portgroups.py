@@ -62,7 +62,7 @@ RES = resource.Resource(
     derive=_derive, sub_links=('ports',), body_schema=pg_schema.BODY)
 
 
-def _check(values: dict, uuid: str | None = None) -> dict:
+def _check(req, values: dict, uuid: str | None = None) -> dict:
     """Values to store; ``uuid``: the portgroup a PATCH changes."""
     out = {}
     for k, v in values.items():
@@ -98,7 +98,10 @@ def _check(values: dict, uuid: str | None = None) -> dict:
                     err='mode must be a string')
             out[k] = v
         elif k == 'node_uuid':
-            out['node_id'] = resource.node_id_for(v)
+            # a group moved to another node: allowed there too
+            out['node_id'] = resource.node_id_for(
+                v, req=req, rules=('baremetal:portgroup:update',)
+                if uuid else ())
         elif k == 'uuid':
             if not db.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
@@ -174,7 +177,7 @@ def create_portgroup(req):
     RES.check_body(req, body, CREATE)
     if 'node_uuid' not in body:
         raise exception.MissingParameterValue(err='"node_uuid" is required')
-    values = _check(body)
+    values = _check(req, body)
     with notify.crud(req, 'portgroup', 'create', values, _derive) as n:
         row = n.done(db.create(PG, values))
     return RES.created(req, row)
@@ -186,7 +189,7 @@ def patch_portgroup(req, pg):
     row = RES.get_row(req, pg)
     changes = RES.patched(req, row, mandatory=('node_uuid',))
     if changes:
-        values = _check(changes, row['uuid'])
+        values = _check(req, changes, row['uuid'])
         with notify.crud(req, 'portgroup', 'update', dict(row, **values),
                          _derive) as n:
             db.update(PG, row['id'], values)

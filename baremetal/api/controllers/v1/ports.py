@@ -154,7 +154,8 @@ def check_text(k: str, v):
     return v
 
 
-def _check_values(req, values: dict, smartnic: bool = False) -> dict:
+def _check_values(req, values: dict, smartnic: bool = False,
+                  move_rules=()) -> dict:
     out = {}
     for k, v in values.items():
         if k == 'address':
@@ -176,7 +177,8 @@ def _check_values(req, values: dict, smartnic: bool = False) -> dict:
             out[k] = bool(v) if k == 'is_smartnic' else (
                 True if v is None else v)
         elif k == 'node_uuid':
-            out['node_id'] = resource.node_id_for(v)
+            out['node_id'] = resource.node_id_for(v, req=req,
+                                                  rules=move_rules)
         elif k == 'node_ident':
             # a node's UUID or name (API 1.94)
             out['node_id'] = nodes.get_row(
@@ -345,7 +347,8 @@ def patch_port(req, port):
     changes = RES.patched(req, row, mandatory=('address', 'node_uuid'))
     if changes:
         smartnic = changes.get('is_smartnic', row.get('is_smartnic'))
-        values = _check_values(req, changes, bool(smartnic))
+        values = _check_values(req, changes, bool(smartnic),
+                               move_rules=('baremetal:port:update',))
         _check_physnet_change(req, row, values)
         with notify.crud(req, 'port', 'update',
                          dict(row, **values), _derive) as n:

@@ -90,11 +90,12 @@ def _node_may_change(node_id: int, action: str | None) -> None:
         action=action, node=row['uuid'], state=row['power_state'])
 
 
-def _check(values: dict, kind: str) -> dict:
+def _check(req, values: dict, kind: str, move_rules=()) -> dict:
     out = {}
     for k, v in values.items():
         if k == 'node_uuid':
-            out['node_id'] = resource.node_id_for(v)
+            out['node_id'] = resource.node_id_for(v, req=req,
+                                                  rules=move_rules)
         elif k == 'uuid':
             if not db.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
@@ -161,7 +162,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         if missing:
             raise exception.MissingParameterValue(
                 err='Missing mandatory field(s): %s' % ', '.join(missing))
-        values = _check(body, kind)
+        values = _check(req, body, kind)
         _node_may_change(values['node_id'], None)
         with notify.crud(req, what, 'create', values, _derive) as n:
             row = n.done(db.create(res.table, values))
@@ -174,7 +175,8 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         changes = res.patched(req, row, mandatory=required)
         if changes:
             _node_may_change(row['node_id'], 'volume %s update' % noun)
-            values = _check(changes, kind)
+            values = _check(req, changes, kind,
+                            move_rules=('baremetal:volume:update',))
             with notify.crud(req, what, 'update', dict(row, **values),
                              _derive) as n:
                 db.update(res.table, row['id'], values)
