@@ -136,6 +136,7 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
     """The bed's machine, BMC and server (``conf``: more server
     options, as server_conf's; ``started(b)``: called once the server
     answers, before the test runs)."""
+    own_dir = tmp is None
     tmp = tmp or bed.tmpdir()
     api_port, http_port = processes.free_port(), processes.free_port()
     machine = bed.Machine(
@@ -166,6 +167,10 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
                 machine.destroy()
             finally:
                 bmc.stop()
+                if own_dir:
+                    # its disk image, ISOs and logs: half a gigabyte a
+                    # test (a failed test's logs are in its report)
+                    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture
@@ -206,7 +211,7 @@ def keystone_redfish_bed(vm_host, request):
                 shutil.rmtree(glance.dir, ignore_errors=True)
         finally:
             ks.stop()
-            shutil.rmtree(ks.dir, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _keystone_conf(ks) -> dict:
