@@ -74,6 +74,20 @@ def http(server, method, path, body=None, version=VERSION):
         return e.code, json.loads(raw) if raw else None
 
 
+def http_unlocked(server, method, path, body=None, version=VERSION,
+                  timeout=30):
+    """As http, sent again while the answer is 409 because the node is
+    locked (a periodic task holds it for a moment: every client does
+    this)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, answer = http(server, method, path, body, version)
+        if status != 409 or 'locked' not in str(answer) or \
+                time.monotonic() > deadline:
+            return status, answer
+        time.sleep(0.2)
+
+
 def node(server, ident) -> dict:
     status, body = http(server, 'GET', '/v1/nodes/%s' % ident)
     assert status == 200, body

@@ -24,6 +24,8 @@ SYSTEMS = [{'uuid': str(uuid.uuid4()), 'name': 'adopt-%d' % i,
 _CHANGES = re.compile(r'"(POST|PATCH|PUT|DELETE) /redfish/v1/')
 
 
+PROVISION = '/v1/nodes/%s/states/provision'
+
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
     svc = bs.start(tmp_path_factory.mktemp('adopt'))
@@ -46,7 +48,7 @@ def _manageable(server, bmc, system, **fields):
     node = bs.create(server, driver='redfish',
                      driver_info=bmc.driver_info(system['uuid']),
                      **fields)['uuid']
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'manage'})
     assert st == 202, body
     bs.wait_provision(server, node, 'manageable')
@@ -54,7 +56,7 @@ def _manageable(server, bmc, system, **fields):
 
 
 def _adopt(server, node):
-    return bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    return bs.http_unlocked(server, 'PUT', PROVISION % node,
                    {'target': 'adopt'})
 
 
@@ -111,7 +113,7 @@ def test_failed_adoption_says_why_and_can_be_retried(server, bmc):
     assert _changes(bmc) == before
 
     # fixed: the images are given, the next adopt succeeds
-    st, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+    st, body = bs.http_unlocked(server, 'PATCH', '/v1/nodes/%s' % node, [
         {'op': 'add', 'path': '/driver_info/deploy_kernel',
          'value': 'http://127.0.0.1:9/ipa.kernel'},
         {'op': 'add', 'path': '/driver_info/deploy_ramdisk',

@@ -20,6 +20,8 @@ SYSTEM = {'uuid': str(uuid.uuid4()), 'name': 'live-iso',
           'nics': [{'mac': '52:54:00:1e:00:01', 'ip': '10.0.6.1'}]}
 
 
+PROVISION = '/v1/nodes/%s/states/provision'
+
 @pytest.fixture(scope='module')
 def bed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('liveiso')
@@ -56,8 +58,8 @@ def _available(server, bmc, web, **fields):
             deploy_ramdisk=web + '/ipa.initramfs'), **fields)['uuid']
     for target, state in (('manage', 'manageable'),
                           ('provide', 'available')):
-        st, body = bs.http(server, 'PUT',
-                           '/v1/nodes/%s/states/provision' % node,
+        st, body = bs.http_unlocked(server, 'PUT',
+                           PROVISION % node,
                            {'target': target})
         assert st == 202, body
         bs.wait_provision(server, node, state)
@@ -69,11 +71,11 @@ def test_live_iso_boots_from_virtual_media_and_is_active(bed):
     node = _available(server, bmc, web,
                       properties={'capabilities': 'boot_mode:bios'})
     iso = web + '/live.iso'
-    st, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+    st, body = bs.http_unlocked(server, 'PATCH', '/v1/nodes/%s' % node, [
         {'op': 'add', 'path': '/instance_info/boot_iso', 'value': iso}])
     assert st == 200, body
 
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'active'})
     assert st == 202, body
     got = bs.wait_provision(server, node, 'active')
@@ -88,7 +90,7 @@ def test_live_iso_boots_from_virtual_media_and_is_active(bed):
     assert (boot['BootSourceOverrideTarget'],
             boot['BootSourceOverrideEnabled']) == ('Cd', 'Continuous'), boot
 
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'deleted'})
     assert st == 202, body
     got = bs.wait_provision(server, node, 'available', timeout=60)
@@ -110,11 +112,11 @@ def test_secure_boot_on_for_the_instance_off_after(bed):
     node = _available(server, bmc, web)
     assert _secure_boot(bmc) is False
     iso = web + '/live.iso'
-    st, body = bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+    st, body = bs.http_unlocked(server, 'PATCH', '/v1/nodes/%s' % node, [
         {'op': 'add', 'path': '/instance_info', 'value': {
             'boot_iso': iso, 'capabilities': {'secure_boot': 'true'}}}])
     assert st == 200, body
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'active'})
     assert st == 202, body
     got = bs.wait_provision(server, node, 'active')
@@ -125,7 +127,7 @@ def test_secure_boot_on_for_the_instance_off_after(bed):
     _, got = bs.http(server, 'GET', '/v1/nodes/%s' % node, version='1.75')
     assert got['secure_boot'] is True
 
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'deleted'})
     assert st == 202, body
     bs.wait_provision(server, node, 'available', timeout=60)
@@ -143,14 +145,14 @@ def test_secure_boot_refused_where_management_cannot_do_it(bed):
                      automated_clean=False)['uuid']
     for target, state in (('manage', 'manageable'),
                           ('provide', 'available')):
-        bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+        bs.http_unlocked(server, 'PUT', PROVISION % node,
                 {'target': target})
         bs.wait_provision(server, node, state)
-    bs.http(server, 'PATCH', '/v1/nodes/%s' % node, [
+    bs.http_unlocked(server, 'PATCH', '/v1/nodes/%s' % node, [
         {'op': 'add', 'path': '/instance_info', 'value': {
             'boot_iso': web + '/live.iso',
             'capabilities': {'secure_boot': 'true'}}}])
-    st, body = bs.http(server, 'PUT', '/v1/nodes/%s/states/provision' % node,
+    st, body = bs.http_unlocked(server, 'PUT', PROVISION % node,
                        {'target': 'active'})
     assert st == 400, body
     assert 'Secure Boot' in body['error_message'] and \

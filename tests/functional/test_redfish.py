@@ -359,7 +359,8 @@ def test_virtual_media_attach_list_detach_on_the_bmc(server, bmc, tmp_path):
                                 'image_download_source': 'http'},
                                version='1.95')
         assert status == 204, body
-        deadline = time.monotonic() + 20
+        # a worker fetches and inserts it (slow on a loaded machine)
+        deadline = time.monotonic() + 60
         while True:
             status, media = bs.http(server, 'GET',
                                     '/v1/nodes/%s/vmedia' % node,
