@@ -254,8 +254,14 @@ def test_scale_out_conductors_serve_their_own_metrics(tmp_path):
             # second cleaning of the two undeployed nodes included)
             assert sum(ran.values()) >= owners[name] * (
                 len(FAKE_CLEAN) + len(FAKE_DEPLOY)), (name, ran)
-            assert sample(mine, 'baremetal_periodic_task_duration_'
-                          'seconds_count', task='heartbeat') >= 1
+            # measured once its first run ended (a fast lifecycle may
+            # be scraped before)
+            deadline = time.monotonic() + 15
+            while sample(mine, 'baremetal_periodic_task_duration_'
+                         'seconds_count', task='heartbeat') < 1:
+                assert time.monotonic() < deadline, (name, 'no heartbeat')
+                time.sleep(0.5)
+                mine = scrape('http://127.0.0.1:%d/metrics' % port)
             total += ran
         assert total == collections.Counter(
             {('clean', s, 'succeeded'): 8 for s in FAKE_CLEAN} |
