@@ -81,7 +81,7 @@ class ConductorManager:
 
     def _acquire(self, node_id, shared=False, purpose=''):
         return task_manager.acquire(self.conductor, node_id, shared=shared,
-                                    purpose=purpose)
+                                    purpose=purpose, wait=True)
 
     # ------------------------------------------------------ provisioning
     def do_provisioning_action(self, context, node_id: str, action: str,

@@ -23,6 +23,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
+from baremetal.common import node_locks
 from baremetal.common import notifications
 from baremetal.common import state_machine
 from baremetal.common import step_timings
@@ -40,8 +41,11 @@ class TaskManager:
 
     def __init__(self, conductor, node_id: Any, shared: bool = True,
                  purpose: str = 'unspecified action',
-                 node_row: dict | None = None) -> None:
+                 node_row: dict | None = None, wait: bool = False) -> None:
         self.conductor = conductor
+        # seconds to wait for a node another task holds (requests wait
+        # a little, as in Ironic; periodic tasks skip a busy node)
+        self.lock_wait = node_locks.budget(conductor.conf) if wait else 0.0
         self.context = None
         self.purpose = purpose
         self.shared = shared
@@ -50,7 +54,8 @@ class TaskManager:
         elif shared:
             row = db.get_node(node_id)
         else:
-            row = db.reserve_node(conductor.host, node_id)
+            row = node_locks.retrying(self.lock_wait, db.reserve_node,
+                                      conductor.host, node_id)
         self.node = objects.Node(row)
         self._spawn: tuple[Callable, tuple, dict] | None = None
         self._ports: list | None = None
@@ -69,7 +74,8 @@ class TaskManager:
             return
         pending = self.node.changes()
         with metrics.lock_upgrade():
-            row = db.reserve_node(self.conductor.host, self.node.id)
+            row = node_locks.retrying(self.lock_wait, db.reserve_node,
+                                      self.conductor.host, self.node.id)
         self.node = objects.Node(row)
         for k, v in pending.items():
             setattr(self.node, k, v)
@@ -279,7 +285,10 @@ class TaskManager:
 
 
 def acquire(conductor, node_id: Any, shared: bool = True,
-            purpose: str = 'unspecified action') -> TaskManager:
+            purpose: str = 'unspecified action',
+            wait: bool = False) -> TaskManager:
+    """A task on the node; ``wait``: a request's, which waits a little
+    for a node another task holds (common/node_locks.py) before NodeLocked."""
     with metrics.lock_wait(shared):
         return TaskManager(conductor, node_id, shared=shared,
-                           purpose=purpose)
+                           purpose=purpose, wait=wait)

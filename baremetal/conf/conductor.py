@@ -157,6 +157,19 @@ opts = [
                     'may hold; past it, the least recently used ISOs no '
                     'BMC is being served are removed (rebuilt when asked '
                     'for again).'),
+    cfg.IntOpt('node_locked_retry_attempts', default=3, min=1,
+               help='Attempts to take a node that another task holds '
+                    'before a request is answered 409 (Conflict): a '
+                    'request waits up to (attempts - 1) x '
+                    'node_locked_retry_interval seconds for the lock, '
+                    'checking again as soon as it may be free. Periodic '
+                    'tasks do not wait: they skip a busy node.'),
+    cfg.FloatOpt('node_locked_retry_interval', default=1.0, min=0,
+                 help='Seconds between two attempts to take a node that '
+                      'another task holds (see '
+                      'node_locked_retry_attempts); the first checks come '
+                      'sooner, so a lock held for a moment costs a '
+                      'moment.'),
     cfg.IntOpt('graceful_shutdown_timeout', default=60, min=0,
                help='Seconds a stopping conductor waits for running '
                     'work before it hands its nodes back.'),

@@ -4,6 +4,7 @@ from typing import Any
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import node_locks
 from baremetal.common import secrets
 from baremetal.db import api as db
 from baremetal.db import models
@@ -44,8 +45,12 @@ class Node(base.Record):
             history.record_changes(self._data, changes)
         return n
 
-    def save_unlocked(self) -> None:
-        """Save only if no conductor holds the node (API updates)."""
+    def save_unlocked(self, wait: float = 0.0) -> None:
+        """Save only if no conductor holds the node (API updates),
+        waiting up to ``wait`` seconds for one that does."""
+        node_locks.retrying(wait, self._save_if_unlocked)
+
+    def _save_if_unlocked(self) -> None:
         if not self.save(where=(db.NODES.c.reservation.is_(None),)):
             row = db.get_node(self._data['id'], ('reservation', 'uuid'))
             if row['reservation']:

@@ -96,7 +96,7 @@ def main(argv=None):
     server = LibvirtBMC({args.user: args.password}, args.port,
                         args.state_file, args.delay, args.domain)
     print('listening on 127.0.0.1:%d' % args.port, flush=True)
-    server.listen(timeout=1)
+    ipmi_server.serve_forever(server)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,7 @@
 """Node locks: one atomic reservation, 409 for the loser, shared reads."""
 
 import threading
+import time
 
 import pytest
 
@@ -49,6 +50,62 @@ def test_locked_node_answers_409_and_stays_as_it_was(api):
         msg = harness.error_message(resp)
         assert 'locked by host other-conductor' in msg
     assert api.node(n['uuid']) == before
+
+
+@pytest.mark.parametrize('method,path,body', [
+    ('PUT', '/v1/nodes/{n}/states/power', {'target': 'power on'}),
+    ('PUT', '/v1/nodes/{n}/states/provision', {'target': 'manage'}),
+    ('PATCH', '/v1/nodes/{n}', [{'op': 'add', 'path': '/extra/a',
+                                 'value': 1}]),
+    ('PUT', '/v1/nodes/{n}/traits/CUSTOM_A', None),
+    ('PUT', '/v1/nodes/{n}/maintenance', {}),
+    ('DELETE', '/v1/nodes/{n}', None)])
+def test_request_waits_for_a_lock_held_for_a_moment(tmp_path, method, path,
+                                                    body):
+    """As Ironic ([conductor]node_locked_retry_attempts/_interval): a
+    request that meets a node another task holds for a moment (a power
+    change finishing, the power sync) is served once the lock is free,
+    not answered 409 (tempest's power test met that in CI)."""
+    h = harness.Harness(tmp_path, {
+        'conductor.node_locked_retry_attempts': 3,
+        'conductor.node_locked_retry_interval': 1.0})
+    try:
+        n = h.create_node(name='busy')
+        row = db.reserve_node('other-conductor', n['uuid'])
+        threading.Timer(0.3, db.release_node,
+                        ('other-conductor', row['id'])).start()
+        status, resp, _ = h.request(method, path.format(n=n['uuid']), body,
+                                    version='1.60')
+        assert status < 300, (status, resp)
+        if method != 'DELETE':
+            h.conductor.workers.wait_idle(5)
+            assert h.node(n['uuid'])['reservation'] is None
+    finally:
+        h.close()
+
+
+def test_request_gives_up_after_the_retries_and_periodics_do_not_wait(
+        tmp_path):
+    h = harness.Harness(tmp_path, {
+        'conductor.node_locked_retry_attempts': 3,
+        'conductor.node_locked_retry_interval': 0.2})
+    try:
+        n = h.create_node()
+        db.reserve_node('other-conductor', n['uuid'])
+        t0 = time.monotonic()
+        status, resp, _ = h.request('PUT', '/v1/nodes/%s/states/power'
+                                    % n['uuid'], {'target': 'power on'})
+        waited = time.monotonic() - t0
+        assert status == 409, resp
+        assert 'locked by host other-conductor' in harness.error_message(
+            resp)
+        assert waited >= 0.4          # (3 - 1) x 0.2 s
+        t0 = time.monotonic()
+        with pytest.raises(exception.NodeLocked):
+            task_manager.acquire(h.conductor, n['uuid'], shared=False)
+        assert time.monotonic() - t0 < 0.2
+    finally:
+        h.close()
 
 
 def test_shared_tasks_do_not_block_each_other(api):

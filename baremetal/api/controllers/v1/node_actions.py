@@ -51,7 +51,7 @@ def set_maintenance(req, node):
     obj.maintenance = True
     obj.maintenance_reason = reason
     with notify.crud(req, 'node', 'maintenance_set', obj):
-        obj.save_unlocked()
+        obj.save_unlocked(state.lock_wait())
     return None
 
 
@@ -63,7 +63,7 @@ def clear_maintenance(req, node):
     obj.maintenance_reason = None
     obj.fault = None
     with notify.crud(req, 'node', 'maintenance_set', obj):
-        obj.save_unlocked()
+        obj.save_unlocked(state.lock_wait())
     return None
 
 
@@ -163,9 +163,10 @@ def list_traits(req, node):
 
 
 def _locked_check(row) -> None:
+    """409 when another task holds the node, after waiting a little
+    for it to finish (as every API update does)."""
     if row.get('reservation'):
-        raise exception.NodeLocked(node=row['uuid'],
-                                   host=row['reservation'])
+        nodes.unlocked_row(row['id'])
 
 
 @route('PUT', '/v1/nodes/{node}/traits', status=204,

@@ -10,12 +10,14 @@ from baremetal.api import notify
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import schemas
+from baremetal.api import state
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_json_sql
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
 from baremetal.api.schemas import nodes as node_schemas
 from baremetal.common import exception
+from baremetal.common import node_locks
 from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
@@ -420,7 +422,7 @@ def patch(req, node):
     for k, v in changes.items():
         setattr(obj, k, v)
     with notify.crud(req, 'node', 'update', obj):
-        obj.save_unlocked()
+        obj.save_unlocked(state.lock_wait())
     return _patched_view(req, obj.as_dict(), visible)
 
 
@@ -570,11 +572,30 @@ def delete(req, node):
             % (row['uuid'], row['provision_state'],
                ', '.join(sorted(state_machine.DELETE_ALLOWED_STATES))))
     with notify.crud(req, 'node', 'delete', row):
-        if not db.destroy_node(row['id'], only_unreserved=True):
-            fresh = db.get_node(row['id'], ('uuid', 'reservation'))
-            raise exception.NodeLocked(node=fresh['uuid'],
-                                       host=fresh['reservation'])
+        node_locks.retrying(state.lock_wait(), _destroy_unreserved, row)
     return None
+
+
+def unlocked_row(node_id: int, columns=('uuid',)) -> dict:
+    """The node's ``columns`` once no task holds it, waiting a little
+    for one that does (common/node_locks.py); NodeLocked (409) else."""
+    return node_locks.retrying(state.lock_wait(), _unreserved_row, node_id,
+                               tuple(columns))
+
+
+def _unreserved_row(node_id: int, columns: tuple) -> dict:
+    row = db.get_node(node_id, ('uuid', 'reservation') + columns)
+    if row['reservation']:
+        raise exception.NodeLocked(node=row['uuid'],
+                                   host=row['reservation'])
+    return row
+
+
+def _destroy_unreserved(row) -> None:
+    if not db.destroy_node(row['id'], only_unreserved=True):
+        fresh = db.get_node(row['id'], ('uuid', 'reservation'))
+        raise exception.NodeLocked(node=fresh['uuid'],
+                                   host=fresh['reservation'])
 
 
 @route('GET', '/v1/nodes/{node}/children', min_version=versions.CHILD_NODES)

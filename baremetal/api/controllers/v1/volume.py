@@ -1,7 +1,6 @@
 """/v1/volume (1.32): volume connectors and targets, also under
 /v1/nodes/{node}/volume."""
 
-import time
 
 from baremetal.api import notify
 from baremetal.api import policy
@@ -63,7 +62,6 @@ TARGETS = resource.Resource(
 # Ironic's: a node whose volume information may be deleted powered on
 _DELETE_POWERED_ON = frozenset((states.MANAGEABLE, states.ENROLL,
                                 states.ADOPTFAIL))
-_LOCK_WAIT = 3.0        # seconds: as Ironic's retries for a node's lock
 
 
 def _node_may_change(node_id: int, action: str | None) -> None:
@@ -71,16 +69,7 @@ def _node_may_change(node_id: int, action: str | None) -> None:
     is powered off, and deleted only while it is powered off or in
     ``manageable``, ``enroll`` or ``adopt failed`` (400 otherwise);
     a node busy with another task is waited for a little, then 409."""
-    deadline = time.monotonic() + _LOCK_WAIT
-    while True:
-        row = db.get_node(node_id, ('uuid', 'power_state',
-                                    'provision_state', 'reservation'))
-        if not row['reservation'] or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    if row['reservation']:
-        raise exception.NodeLocked(node=row['uuid'],
-                                   host=row['reservation'])
+    row = nodes.unlocked_row(node_id, ('power_state', 'provision_state'))
     if action is None or row['power_state'] == states.POWER_OFF:
         return
     if action.endswith('deletion') and \
