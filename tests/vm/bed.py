@@ -447,6 +447,35 @@ class RedfishBMC:
                 self.proc.wait()
 
 
+LOCK_PATH = '/tmp/baremetal-vm-bed.lock'
+
+
+@contextlib.contextmanager
+def machine_lock():
+    """One VM test run on this machine at a time: test runs share the
+    system libvirtd, and the run that started it stops it at its end,
+    with every machine of a run that was still using it.  A second run
+    (another checkout's tests) waits here until the first has finished.
+    The kernel drops the lock when its holder exits, however it exits."""
+    import fcntl
+    f = open(LOCK_PATH, 'a+')
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            print('VM test bed: another VM test run (%s) holds %s; '
+                  'waiting for it to finish' % (f.read().strip() or '?',
+                                                LOCK_PATH), flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        f.truncate(0)
+        f.write('pid %d, %s' % (os.getpid(), os.getcwd()))
+        f.flush()
+        yield
+    finally:
+        f.close()
+
+
 def tmpdir() -> str:
     """A directory QEMU (running as root) and libvirt may use."""
     return tempfile.mkdtemp(prefix='baremetal-vm-')

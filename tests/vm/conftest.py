@@ -38,10 +38,13 @@ def vm_host(tmp_path_factory):
     ramdisk = bed.ramdisk()
     print('VM test bed: ramdisk ready in %.0f s' % (
         time.monotonic() - started))
-    tmp = bed.tmpdir()
-    daemon = bed.Libvirt(tmp).start()
-    yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
-    daemon.stop()
+    with bed.machine_lock():
+        tmp = bed.tmpdir()
+        daemon = bed.Libvirt(tmp).start()
+        try:
+            yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
+        finally:
+            daemon.stop()
 
 
 def _linked(paths, where: str) -> tuple[str, str]:
