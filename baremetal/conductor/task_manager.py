@@ -43,9 +43,10 @@ class TaskManager:
                  purpose: str = 'unspecified action',
                  node_row: dict | None = None, wait: bool = False) -> None:
         self.conductor = conductor
-        # seconds to wait for a node another task holds (requests wait
-        # a little, as in Ironic; periodic tasks skip a busy node)
-        self.lock_wait = node_locks.budget(conductor.conf) if wait else 0.0
+        # the options of the wait for a node another task holds
+        # (requests wait a little, as in Ironic; periodic tasks skip a
+        # busy node): common/node_locks.py
+        self.lock_wait = conductor.conf if wait else None
         self.context = None
         self.purpose = purpose
         self.shared = shared

@@ -45,10 +45,10 @@ class Node(base.Record):
             history.record_changes(self._data, changes)
         return n
 
-    def save_unlocked(self, wait: float = 0.0) -> None:
+    def save_unlocked(self, conf=None) -> None:
         """Save only if no conductor holds the node (API updates),
-        waiting up to ``wait`` seconds for one that does."""
-        node_locks.retrying(wait, self._save_if_unlocked)
+        waiting for one that does as ``conf`` allows (node_locks)."""
+        node_locks.retrying(conf, self._save_if_unlocked)
 
     def _save_if_unlocked(self) -> None:
         if not self.save(where=(db.NODES.c.reservation.is_(None),)):

@@ -51,7 +51,7 @@ def set_maintenance(req, node):
     obj.maintenance = True
     obj.maintenance_reason = reason
     with notify.crud(req, 'node', 'maintenance_set', obj):
-        obj.save_unlocked(state.lock_wait())
+        obj.save_unlocked(state.CONF)
     return None
 
 
@@ -63,7 +63,7 @@ def clear_maintenance(req, node):
     obj.maintenance_reason = None
     obj.fault = None
     with notify.crud(req, 'node', 'maintenance_set', obj):
-        obj.save_unlocked(state.lock_wait())
+        obj.save_unlocked(state.CONF)
     return None
 
 

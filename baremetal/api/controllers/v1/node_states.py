@@ -303,7 +303,7 @@ def set_raid_config(req, node):
         raise exception.UnsupportedDriverExtension(driver=obj.driver,
                                                    extension='raid')
     obj.target_raid_config = body
-    obj.save_unlocked(state.lock_wait())
+    obj.save_unlocked(state.CONF)
     return None
 
 

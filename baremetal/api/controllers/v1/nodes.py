@@ -422,7 +422,7 @@ def patch(req, node):
     for k, v in changes.items():
         setattr(obj, k, v)
     with notify.crud(req, 'node', 'update', obj):
-        obj.save_unlocked(state.lock_wait())
+        obj.save_unlocked(state.CONF)
     return _patched_view(req, obj.as_dict(), visible)
 
 
@@ -572,14 +572,14 @@ def delete(req, node):
             % (row['uuid'], row['provision_state'],
                ', '.join(sorted(state_machine.DELETE_ALLOWED_STATES))))
     with notify.crud(req, 'node', 'delete', row):
-        node_locks.retrying(state.lock_wait(), _destroy_unreserved, row)
+        node_locks.retrying(state.CONF, _destroy_unreserved, row)
     return None
 
 
 def unlocked_row(node_id: int, columns=('uuid',)) -> dict:
     """The node's ``columns`` once no task holds it, waiting a little
     for one that does (common/node_locks.py); NodeLocked (409) else."""
-    return node_locks.retrying(state.lock_wait(), _unreserved_row, node_id,
+    return node_locks.retrying(state.CONF, _unreserved_row, node_id,
                                tuple(columns))
 
 
