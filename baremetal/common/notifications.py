@@ -150,8 +150,10 @@ def _setup_sensors(conf, notifier=None) -> None:
     else:
         _sensor_sender.notifier = notifier
         _sensor_sender._publishers.clear()
+    group = getattr(conf, 'oslo_messaging_notifications', None)
     LOG.info('Sensor data notifications go to topic(s) %s',
-             ', '.join(conf.oslo_messaging_notifications.topics))
+             ', '.join(getattr(group, 'topics', None) or
+                       ['notifications']))
 
 
 def _notifier(conf, sensors: bool = False):
