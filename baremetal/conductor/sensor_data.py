@@ -22,6 +22,7 @@ import concurrent.futures
 import datetime
 import uuid
 
+import futurist
 from oslo_log import log
 
 from baremetal.common import exception
@@ -65,11 +66,13 @@ class SensorSender:
     def __init__(self, conductor) -> None:
         self.conductor = conductor
         self.conf = conductor.conf.sensor_data
-        self.pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self.conf.workers, thread_name_prefix='sensors')
+        # futurist's threads, as the conductor's other pools: a BMC that
+        # never answers does not hold the process at exit
+        self.pool = futurist.ThreadPoolExecutor(
+            max_workers=self.conf.workers)
 
     def stop(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.shutdown(wait=False)
 
     def nodes(self) -> list[dict]:
         rows = db.nodes_for_sensors(
