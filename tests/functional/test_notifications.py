@@ -5,9 +5,9 @@ of its own), an oslo.messaging notification listener in this process.
 
 One node goes through create, update, maintenance on and off, manage,
 provide, power on and off, deploy, undeploy and delete (the power
-actions the conductor takes itself, at deploy and tear-down, included), with chassis,
-volume connector and target, port, port group, allocation and deploy
-template CRUD beside it; each
+actions the conductor takes itself, at deploy and tear-down, included),
+with chassis, volume connector and target, port, port group, allocation
+and deploy template CRUD beside it; each
 step's notifications are checked against Ironic's documentation
 (admin/notifications.rst and its payload classes): event types in
 order, publisher, priority, payload object name, namespace, version,
@@ -457,8 +457,9 @@ def test_the_embedded_server_sends_them_without_rpc(tmp_path, listener):
                            'versioned_notifications_topics': topic},
         oslo_messaging_notifications={'transport_url': url})
     server = processes.Service('baremetal-server', tmp_path, 'server', conf,
-                               port=processes.free_port()).start()
+                               port=processes.free_port())
     try:
+        server.start()
         ep = server.endpoint
         node = ok(*call(ep, 'POST', '/v1/nodes',
                         {'driver': 'fake-hardware'}))
