@@ -12,6 +12,12 @@ puts the finished message on a bounded queue that one daemon thread
 sends, in order.  A send that fails is logged and dropped; a full queue
 (the bus down for long) drops new notifications with a warning.  As in
 Ironic, notifications may be lost; consumers must not count on each.
+
+Sensor data (``[sensor_data]send_sensor_data``) goes through a sender of
+its own, as Ironic's unversioned "sensors" notifier: on the same
+transport, to ``[oslo_messaging_notifications]topics`` (by default
+``notifications``, where ironic-prometheus-exporter and Ceilometer
+listen), whatever ``notification_level`` says.
 """
 
 import atexit
@@ -41,6 +47,7 @@ ON = False
 _min_rank = len(LEVELS)
 _host = 'localhost'
 _sender: '_Sender | None' = None
+_sensor_sender: '_Sender | None' = None
 
 
 def wanted(level: str) -> bool:
@@ -106,17 +113,20 @@ class _Sender:
 
 
 def setup(conf, notifier=None) -> None:
-    """Turn notifications on if ``[DEFAULT]notification_level`` is set.
-    ``notifier``: an oslo.messaging Notifier to use (tests); by default
-    one is built from the configuration."""
+    """Turn notifications on if ``[DEFAULT]notification_level`` is set,
+    and sensor data if ``[sensor_data]send_sensor_data`` is.
+    ``notifier``: an oslo.messaging Notifier to use for both (tests); by
+    default they are built from the configuration."""
     global ON, _min_rank, _host, _sender
+    _host = conf.host
+    if conf.sensor_data.send_sensor_data:
+        _setup_sensors(conf, notifier)
     level = conf.notification_level
     if level is None:
         ON = False
         return
     if notifier is None:
         notifier = _notifier(conf)
-    _host = conf.host
     _min_rank = _RANK[level]
     if _sender is None:
         _sender = _Sender(notifier)
@@ -130,7 +140,23 @@ def setup(conf, notifier=None) -> None:
              ', '.join(conf.versioned_notifications_topics))
 
 
-def _notifier(conf):
+def _setup_sensors(conf, notifier=None) -> None:
+    global _sensor_sender
+    if notifier is None:
+        notifier = _notifier(conf, sensors=True)
+    if _sensor_sender is None:
+        _sensor_sender = _Sender(notifier)
+        atexit.register(_sensor_sender.drain, DRAIN_SECONDS)
+    else:
+        _sensor_sender.notifier = notifier
+        _sensor_sender._publishers.clear()
+    group = getattr(conf, 'oslo_messaging_notifications', None)
+    LOG.info('Sensor data notifications go to topic(s) %s',
+             ', '.join(getattr(group, 'topics', None) or
+                       ['notifications']))
+
+
+def _notifier(conf, sensors: bool = False):
     if 'eventlet' in sys.modules and sys.modules['eventlet'] is None:
         # baremetal-server keeps eventlet out (cmd/server.py); oslo.messaging
         # needs it importable (through oslo.service), not monkey-patched:
@@ -144,19 +170,40 @@ def _notifier(conf):
     configured = conf.oslo_messaging_notifications.driver
     return messaging.Notifier(
         transport, driver=None if configured else 'messagingv2',
-        topics=conf.versioned_notifications_topics)
+        topics=(None if sensors  # [oslo_messaging_notifications]topics
+                else conf.versioned_notifications_topics))
 
 
 def reset() -> None:
-    """Notifications off (tests)."""
-    global ON, _min_rank
+    """Notifications and sensor data off (tests)."""
+    global ON, _min_rank, _sensor_sender
     ON = False
     _min_rank = len(LEVELS)
+    _sensor_sender = None
 
 
 def drain(timeout: float = DRAIN_SECONDS) -> bool:
     """Wait for queued notifications to be sent (tests, shutdown)."""
-    return _sender.drain(timeout) if _sender is not None else True
+    return all(s.drain(timeout) for s in (_sender, _sensor_sender)
+               if s is not None)
+
+
+def sensors_on() -> bool:
+    """Whether sensor data notifications are set up."""
+    return _sensor_sender is not None
+
+
+def emit_sensors(event_type: str, payload: dict, context=None) -> None:
+    """Queue one sensor data notification (at INFO, from
+    ``ironic-conductor.<[DEFAULT]host>``); never raises."""
+    if _sensor_sender is None:
+        return
+    try:
+        ctxt = context.to_dict() if hasattr(context, 'to_dict') else {}
+    except Exception:
+        ctxt = {}
+    _sensor_sender.put(('%s.%s' % (CONDUCTOR, _host), event_type, 'info',
+                        payload, ctxt))
 
 
 def emit(service: str, event_type: str, level: str, payload: dict,

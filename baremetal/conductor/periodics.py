@@ -170,6 +170,12 @@ def purge_events(conductor) -> int:
     return gone
 
 
+def send_sensor_data(conductor) -> int:
+    """Each node's sensor readings as a notification
+    (conductor/sensor_data.py)."""
+    return conductor.sensors.run()
+
+
 def _quiet_when_database_lost(fn):
     """A periodic task that meets an unreachable database says so in one
     line and runs again at its next turn."""
@@ -208,4 +214,10 @@ def build(conductor) -> periodics.PeriodicWorker:
                                          run_immediately=False)(
             _quiet_when_database_lost(
                 lambda: sync_power_states(conductor))), None, None))
+    if conductor.sensors is not None:
+        tasks.append((periodics.periodic(
+            conductor.conf.sensor_data.interval, run_immediately=False)(
+            _quiet_when_database_lost(
+                lambda: send_sensor_data(conductor))),
+            None, None))
     return periodics.PeriodicWorker(tasks)

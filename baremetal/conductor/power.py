@@ -14,8 +14,13 @@ LOG = log.getLogger(__name__)
 _REBOOTS = (states.REBOOT, states.SOFT_REBOOT)
 
 
-def change(task, new_state: str, timeout: int | None = None) -> None:
-    """Worker: switch power; target_power_state returns to None."""
+def act(task, new_state: str, timeout: int | None = None) -> None:
+    """The one way a power action is taken, whoever asks (an API request
+    or the conductor itself: deploy, clean, rescue, tear-down, a step):
+    ``baremetal.node.power_set.start`` now, the driver's action, the
+    node's power_state recorded, then ``.end`` once the node is saved;
+    on failure ``.error`` (once saved) and the driver's exception
+    raised, as Ironic's node_power_action."""
     node = task.node
     if notifications.ON:
         notify.power_set(task, 'start', new_state)
@@ -33,6 +38,20 @@ def change(task, new_state: str, timeout: int | None = None) -> None:
             node.power_state = (states.POWER_OFF
                                 if new_state == states.SOFT_POWER_OFF
                                 else new_state)
+    except Exception:
+        if notifications.ON:
+            notify.power_set(task, 'error', new_state)
+        raise
+    if notifications.ON:
+        notify.power_set(task, 'end', new_state)
+
+
+def change(task, new_state: str, timeout: int | None = None) -> None:
+    """Worker of an API power request: ``act``, with a failure recorded
+    in last_error; target_power_state returns to None."""
+    node = task.node
+    try:
+        act(task, new_state, timeout)
         node.last_error = None
     except Exception as e:
         node.last_error = ('Failed to change power state to "%s" by %s: %s'
@@ -42,9 +61,6 @@ def change(task, new_state: str, timeout: int | None = None) -> None:
             LOG.exception('Node %s: power driver raised', node.uuid)
     finally:
         node.target_power_state = None
-        if notifications.ON:
-            notify.power_set(task, 'error' if node.last_error else 'end',
-                             new_state)
 
 
 def target_for(new_state: str) -> str:

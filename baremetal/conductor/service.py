@@ -9,6 +9,7 @@ from baremetal.common import exception
 from baremetal.conductor import hash_ring
 from baremetal.conductor import manager
 from baremetal.conductor import periodics
+from baremetal.conductor import sensor_data
 from baremetal.conductor import workflows
 from baremetal.conductor import step_polling
 from baremetal.conductor import step_runner
@@ -41,6 +42,8 @@ class Conductor:
         self._periodic_worker = None
         self._periodic_thread: threading.Thread | None = None
         self.record: dict | None = None
+        self.sensors = (sensor_data.SensorSender(self)
+                        if conf.sensor_data.send_sensor_data else None)
 
     # ---- membership ----
     def register(self) -> None:
@@ -96,6 +99,8 @@ class Conductor:
                         row['uuid'], row['provision_state'])
         self.workers.shutdown(wait=False)
         self.periodic_pool.shutdown(wait=False)
+        if self.sensors is not None:
+            self.sensors.stop()
 
     @staticmethod
     def wait_kind(state: str) -> step_runner.StepKind | None:

@@ -175,14 +175,10 @@ def _run_reserved(task, kind: StepKind, step: dict) -> bool:
         if name == 'power_off' and node.disable_power_off:
             raise exception.PowerOffDisabled(pstate=states.POWER_OFF,
                                              node=node.uuid)
-        if name in ('power_on', 'power_off'):
-            target = states.POWER_ON if name == 'power_on' \
-                else states.POWER_OFF
-            task.driver.power.set_power_state(task, target)
-            node.power_state = target
-        elif name == 'reboot':
-            task.driver.power.reboot(task)
-            node.power_state = states.POWER_ON
+        if name in ('power_on', 'power_off', 'reboot'):
+            task.power_action({'power_on': states.POWER_ON,
+                               'power_off': states.POWER_OFF,
+                               'reboot': states.REBOOT}[name])
     except Exception as e:
         kind.on_fail(task, '%s step %s.%s failed on node %s: %s'
                      % (kind.name.capitalize(), step['interface'], name,

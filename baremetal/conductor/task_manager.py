@@ -29,6 +29,7 @@ from baremetal.common import state_machine
 from baremetal.common import step_timings
 from baremetal.conductor import inspection_rules
 from baremetal.conductor import notify
+from baremetal.conductor import power
 from baremetal.db import api as db
 from baremetal import objects
 from baremetal.objects import history
@@ -67,6 +68,16 @@ class TaskManager:
         except Exception:
             self.release_resources(save=False)
             raise
+
+    # ---- power ----
+    def power_action(self, new_state: str, timeout: int | None = None
+                     ) -> None:
+        """Switch the node's power (power on, power off, reboot...) the
+        one way every power action takes, with its power_set
+        notifications (conductor/power.py ``act``); raises what the
+        driver raised.  For drivers and workflows: they never call the
+        power interface to change the power themselves."""
+        power.act(self, new_state, timeout)
 
     # ---- locks ----
     def upgrade_lock(self) -> None:

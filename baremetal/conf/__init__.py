@@ -15,11 +15,12 @@ from baremetal.conf import ipmi
 from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
+from baremetal.conf import sensor_data
 from baremetal.conf import service_user
 
 CONF = cfg.CONF
 
 for _mod in (default, agent, api, conductor, database, deploy, events,
              glance, inspection_rules, ipmi, metrics, pxe, redfish,
-             service_user):
+             sensor_data, service_user):
     _mod.register_opts(CONF)

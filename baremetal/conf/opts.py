@@ -13,6 +13,7 @@ from baremetal.conf import ipmi
 from baremetal.conf import metrics
 from baremetal.conf import pxe
 from baremetal.conf import redfish
+from baremetal.conf import sensor_data
 from baremetal.conf import service_user
 
 GROUP_MODULES = {
@@ -29,6 +30,7 @@ GROUP_MODULES = {
     'metrics': metrics,
     'pxe': pxe,
     'redfish': redfish,
+    'sensor_data': sensor_data,
     'service_user': service_user,
 }
 

@@ -29,6 +29,7 @@ from oslo_db.sqlalchemy import exc_filters
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import states
 from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
@@ -973,3 +974,18 @@ def replace_bios_settings(node_id: int, settings: list[dict]) -> None:
                      value=None if s.get('value') is None
                      else str(s['value']), created_at=now)
                 for s in settings])
+
+
+def nodes_for_sensors(only_active: bool) -> list[dict]:
+    """Nodes whose sensors a conductor may read: not in maintenance, not
+    held by a task (it may be talking to the same BMC), in ``active``
+    unless ``only_active`` is False."""
+    where = [NODES.c.maintenance.is_(False), NODES.c.reservation.is_(None)]
+    if only_active:
+        where.append(NODES.c.provision_state == states.ACTIVE)
+    cols = ('id', 'uuid', 'name', 'driver', 'conductor_group',
+            'instance_uuid', 'provision_state')
+    with reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(*[NODES.c[c] for c in cols]).where(*where)
+        ).mappings()]

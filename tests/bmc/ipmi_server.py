@@ -13,6 +13,10 @@ Three things differ from pyghmi's bundled ``fakebmc``:
 * Every reply waits ``--delay`` seconds (default 1 ms): an instantly
   answering BMC trips a race in the client that costs it 0.5-1.7 s
   stalls, and a longer delay makes a slow BMC for tests.
+* It has an SDR repository with a few sensors (SENSORS: temperatures,
+  a fan, a voltage, a discrete health sensor) that answers pyghmi's
+  client (Get SDR Repository Info, Reserve SDR Repository, Get SDR, Get
+  Sensor Reading), which pyghmi's server does not.
 * A packet that arrives for a session pyghmi has just dropped (a client
   that logged out and opened a new session from the same UDP port) goes
   to the server as a new conversation; pyghmi hands it to the dropped
@@ -130,9 +134,47 @@ class NegotiatingSession(serversession.ServerSession):
 serversession.ServerSession = NegotiatingSession
 
 
+# (name, number, entity, sensor type, unit, M, raw reading, health bits)
+# unit: IPMI unit code (1 degrees C, 4 Volts, 18 RPM); None: a discrete
+# sensor (sensor-specific reading type 6Fh) whose raw reading is the
+# asserted state bits; health bits are the threshold status byte
+SENSORS = (
+    ('Inlet Temp', 0x05, 7, 0x01, 1, 1, 21, 0),
+    ('CPU Temp', 0x01, 3, 0x01, 1, 1, 44, 0),
+    ('Fan1', 0x30, 29, 0x04, 18, 50, 112, 0),
+    ('12V', 0x10, 7, 0x02, 4, 1, 12, 0),
+    ('Mgmt Health', 0x23, 7, 0x28, None, 1, 0, 0),
+)
+
+
+def sdr_record(record_id, sensor):
+    """A full sensor record (IPMI 2.0 table 43-1) of one SENSORS row."""
+    name, number, entity, stype, unit, m, _, _ = sensor
+    threshold = unit is not None
+    body = bytearray(43)
+    body[0] = 0x20                       # owner: the BMC
+    body[2] = number
+    body[3], body[4] = entity, 1         # entity ID, instance
+    body[5] = 0x7f                       # scanning enabled ...
+    body[6] = 0b01001000 if threshold else 0b01000000
+    body[7] = stype
+    body[8] = 0x01 if threshold else 0x6f
+    body[15] = 0                         # unsigned, no modifier unit
+    body[16] = unit or 0
+    body[18] = 0                         # linear
+    body[19] = m & 0xff
+    body[20] = (m >> 2) & 0b11000000     # M high bits; tolerance 0
+    body[42] = 0xc0 | len(name)          # 8-bit ASCII ID string
+    body += name.encode()
+    return bytearray([record_id & 0xff, record_id >> 8, 0x51, 0x01,
+                      len(body)]) + body
+
+
 class VirtualBMC(bmc.Bmc):
     def __init__(self, authdata, port, state_file, delay):
         super().__init__(authdata, port=port, address='127.0.0.1')
+        self.additionaldevices = 0x02    # an SDR repository device
+        self.sdr = [sdr_record(i, s) for i, s in enumerate(SENSORS)]
         self.state_file = state_file
         self.delay = delay
         self.state = {'power': 'off', 'bootdev': 'default',
@@ -149,7 +191,43 @@ class VirtualBMC(bmc.Bmc):
     def handle_raw_request(self, request, session):
         time.sleep(self.delay)
         self.state['commands'] += 1
+        netfn, command = request['netfn'], request['command']
+        if netfn == 0x0a and command in (0x20, 0x22, 0x23):
+            return self.sdr_command(command, request['data'], session)
+        if netfn == 4 and command == 0x2d:
+            return self.sensor_reading(request['data'], session)
         super().handle_raw_request(request, session)
+
+    def sdr_command(self, command, data, session):
+        if command == 0x20:       # Get SDR Repository Info
+            n = len(self.sdr)
+            return session.send_ipmi_response(data=[
+                0x51, n & 0xff, n >> 8, 0xff, 0xff,
+                0, 0, 0, 0, 0, 0, 0, 0, 0x02])
+        if command == 0x22:       # Reserve SDR Repository
+            return session.send_ipmi_response(data=[1, 0])
+        record_id = data[2] | (data[3] << 8)   # Get SDR
+        offset, size = data[4], data[5]
+        if record_id >= len(self.sdr):
+            return session.send_ipmi_response(code=0xcb)
+        record = self.sdr[record_id]
+        following = record_id + 1 if record_id + 1 < len(self.sdr) \
+            else 0xffff
+        end = len(record) if size == 0xff else offset + size
+        session.send_ipmi_response(
+            data=[following & 0xff, following >> 8]
+            + list(record[offset:end]))
+
+    def sensor_reading(self, data, session):
+        for sensor in SENSORS:
+            if sensor[1] == data[0]:
+                raw, status = sensor[6], sensor[7]
+                if sensor[4] is None:     # discrete: the state bits
+                    return session.send_ipmi_response(
+                        data=[0, 0xc0, raw & 0xff, 0x80 | (raw >> 8)])
+                return session.send_ipmi_response(
+                    data=[raw, 0xc0, 0xc0 | status])
+        session.send_ipmi_response(code=0xcb)
 
     def get_power_state(self):
         return self.state['power']

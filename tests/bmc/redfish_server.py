@@ -15,6 +15,8 @@ wrapper subclasses it:
   sushy-tools' own UpdateService bumps at each ``SimpleUpdate``;
 * memory size, CPU count, processors and simple storage disks, read
   from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
+* a chassis Power resource, which sushy-tools has none of
+  (tests/bmc/redfish_power.py);
 * an EventService, which sushy-tools has none of
   (tests/bmc/redfish_events.py);
 * Storage and Drives from each fake system's ``storage`` (sushy-tools'
@@ -34,6 +36,7 @@ from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
 
 from tests.bmc import redfish_events
+from tests.bmc import redfish_power
 from tests.bmc import redfish_volumes
 
 DEFAULT_BIOS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled',
@@ -143,6 +146,7 @@ def main(argv=None):
     emulator.app.configure(extra_config=extra)
     redfish_events.install(emulator.app)
     redfish_volumes.install(emulator.app)
+    redfish_power.install(emulator.app)
     emulator.app.run(host='127.0.0.1', port=args.port, threaded=True)
 
 

@@ -60,7 +60,14 @@ class Cluster:
             'baremetal-api', tmp, 'api', processes.base_conf(tmp,
                                                              **self.conf),
             port=processes.free_port())
-        self.api.start()
+        try:
+            self.api.start()
+        except Exception:
+            # an API that does not come up (a loaded machine) leaves no
+            # process behind: the caller never gets a cluster to stop
+            print(self.api.log())
+            self.stop()
+            raise
 
     def add_conductor(self, name, start=True):
         conf = processes.base_conf(self.tmp, **self.conf)

@@ -4,9 +4,10 @@ receive them: baremetal-api and a baremetal-conductor (PostgreSQL) with
 of its own), an oslo.messaging notification listener in this process.
 
 One node goes through create, update, maintenance on and off, manage,
-provide, power on and off, deploy, undeploy and delete, with chassis,
-volume connector and target, port, port group, allocation and deploy
-template CRUD beside it; each
+provide, power on and off, deploy, undeploy and delete (the power
+actions the conductor takes itself, at deploy and tear-down, included),
+with chassis, volume connector and target, port, port group, allocation
+and deploy template CRUD beside it; each
 step's notifications are checked against Ironic's documentation
 (admin/notifications.rst and its payload classes): event types in
 order, publisher, priority, payload object name, namespace, version,
@@ -402,21 +403,35 @@ def test_notifications_of_a_nodes_life_on_rabbitmq(bus):
     ok(*call(ep, 'PUT', '/v1/nodes/%s/states/provision' % u,
              {'target': 'active'}))
     wait_state(ep, u, 'active')
+    # the conductor powers the instance on itself: power_set too, as
+    # Ironic sends it for every power action
+    PW = 'NodeSetPowerStatePayload'
     got = expect(col, [('baremetal.node.provision_set.start', PS),
+                       ('baremetal.node.power_set.start', PW),
+                       ('baremetal.node.power_set.end', PW),
                        ('baremetal.node.provision_set.end', PS)])
     assert [(data(m)['provision_state'], data(m)['event'])
-            for m in got] == [('deploying', 'deploy'), ('active', 'done')]
+            for m in (got[0], got[3])] == [('deploying', 'deploy'),
+                                           ('active', 'done')]
     assert data(got[0])['previous_target_provision_state'] is None
     assert data(got[0])['target_provision_state'] == 'active'
+    assert [(data(m)['to_power'], data(m)['power_state'])
+            for m in got[1:3]] == [('power on', 'power off'),
+                                   ('power on', 'power on')]
 
     ok(*call(ep, 'PUT', '/v1/nodes/%s/states/provision' % u,
              {'target': 'deleted'}))
     wait_state(ep, u, 'available')
     got = expect(col, [('baremetal.node.provision_set.start', PS),
+                       ('baremetal.node.power_set.start', PW),
+                       ('baremetal.node.power_set.end', PW),
                        ('baremetal.node.provision_set.success', PS),
                        ('baremetal.node.provision_set.end', PS)])
     assert [data(m)['provision_state'] for m in got] == [
-        'deleting', 'cleaning', 'available']
+        'deleting', 'deleting', 'deleting', 'cleaning', 'available']
+    assert [(data(m)['to_power'], data(m)['power_state'])
+            for m in got[1:3]] == [('power off', 'power on'),
+                                   ('power off', 'power off')]
 
     for path, kind, payload in (
             ('/v1/ports/%s' % port['uuid'], 'port', 'PortCRUDPayload'),
@@ -442,8 +457,9 @@ def test_the_embedded_server_sends_them_without_rpc(tmp_path, listener):
                            'versioned_notifications_topics': topic},
         oslo_messaging_notifications={'transport_url': url})
     server = processes.Service('baremetal-server', tmp_path, 'server', conf,
-                               port=processes.free_port()).start()
+                               port=processes.free_port())
     try:
+        server.start()
         ep = server.endpoint
         node = ok(*call(ep, 'POST', '/v1/nodes',
                         {'driver': 'fake-hardware'}))

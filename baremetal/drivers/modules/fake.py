@@ -281,11 +281,11 @@ class FakeDeploy(FakeBase, base.DeployInterface):
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
         """Power the instance on."""
-        task.node.power_state = states.POWER_ON
+        task.power_action(states.POWER_ON)
 
     def tear_down(self, task):
         self.check_node(task)
-        task.node.power_state = states.POWER_OFF
+        task.power_action(states.POWER_OFF)
         return states.DELETED
 
     @base.clean_step(priority=99, abortable=False)

@@ -160,3 +160,67 @@ def test_error_level_sends_only_error_events(notified):  # noqa: F811
     assert st == 409
     assert [(m['event_type'], m['priority']) for m in rec.messages()] == \
         [('baremetal.node.update.error', 'error')]
+
+
+PW = 'baremetal.node.power_set.'
+
+
+def test_the_conductors_own_power_actions_send_power_set(
+        notified):  # noqa: F811
+    """Deploy powers the instance on and tear-down powers it off: each
+    a power_set start and end, between the provision_set ones, as
+    Ironic sends them for every power action."""
+    h, rec = notified
+    n = h.make_available()
+    rec.clear()
+    _states(h, n['uuid'], 'active', 'active')
+    _states(h, n['uuid'], 'deleted', 'available')
+    events = [e for e in rec.events(n['uuid'])
+              if e.startswith((PS, PW))]
+    assert events == [
+        PS + 'start', PW + 'start', PW + 'end', PS + 'end',
+        PS + 'start', PW + 'start', PW + 'end', PS + 'success',
+        PS + 'end']
+    ends = [m['payload']['ironic_object.data'] for m in rec.messages()
+            if m['event_type'] == PW + 'end']
+    assert [(d['to_power'], d['power_state']) for d in ends] == [
+        (states.POWER_ON, states.POWER_ON),
+        (states.POWER_OFF, states.POWER_OFF)]
+
+
+def test_a_reboot_step_sends_power_set(notified):  # noqa: F811
+    h, rec = notified
+    n = h.create_node()
+    _states(h, n['uuid'], 'manage', 'manageable')
+    rec.clear()
+    h.provision(n['uuid'], 'clean', clean_steps=[
+        {'interface': 'power', 'step': 'reboot'}])
+    h.wait_for(n['uuid'], 'manageable')
+    start = rec.last(PW + 'start')['payload']['ironic_object.data']
+    end = rec.last(PW + 'end')['payload']['ironic_object.data']
+    assert (start['to_power'], end['to_power'], end['power_state']) == (
+        states.REBOOT, states.REBOOT, states.POWER_ON)
+
+
+def test_a_failing_power_action_of_a_step_sends_power_set_error(
+        notified, monkeypatch):  # noqa: F811
+    from baremetal.common import exception
+    from baremetal.drivers.modules import fake
+    h, rec = notified
+    n = h.create_node()
+    _states(h, n['uuid'], 'manage', 'manageable')
+    rec.clear()
+
+    def broken(self, task, timeout=None):
+        raise exception.BMCConnectionError(node=task.node.uuid,
+                                           error='no answer')
+    monkeypatch.setattr(fake.FakePower, 'reboot', broken)
+    h.provision(n['uuid'], 'clean', clean_steps=[
+        {'interface': 'power', 'step': 'reboot'}])
+    h.wait_for(n['uuid'], 'clean failed')
+    events = [e for e in rec.events(n['uuid']) if e.startswith(PW)]
+    assert events == [PW + 'start', PW + 'error']
+    msg = rec.last(PW + 'error')
+    assert msg['priority'] == 'error'
+    assert 'no answer' in msg['payload']['ironic_object.data'][
+        'last_error']

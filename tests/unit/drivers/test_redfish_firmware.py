@@ -10,7 +10,6 @@ from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers.modules.redfish import client
 from baremetal.drivers.modules.redfish import firmware
-from baremetal.drivers.modules.redfish import power
 
 
 class _Task:
@@ -48,9 +47,12 @@ def bmc(monkeypatch):
         return value
     monkeypatch.setattr(client, 'task_outcome', outcome)
 
-    def restart(task, system):
+    def power_action(task, new_state):
+        # the conductor's power action (task.power_action) reboots
+        assert new_state == states.REBOOT
         state.restarts += 1
-    monkeypatch.setattr(power, 'restart', restart)
+        task.node.power_state = states.POWER_ON
+    monkeypatch.setattr(_Task, 'power_action', power_action, raising=False)
     return state
 
 

@@ -9,7 +9,6 @@ import pytest
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers.modules.redfish import client
-from baremetal.drivers.modules.redfish import power
 from baremetal.drivers.modules.redfish import raid
 
 GIB = 1 << 30
@@ -169,14 +168,18 @@ def test_on_reset_bmc_gets_the_node_rebooted(bmc, monkeypatch):
     monkeypatch.setattr(client, 'on_reset_apply_time',
                         lambda collection: 'OnReset')
     restarted = []
-    monkeypatch.setattr(power, 'restart',
-                        lambda task, system: restarted.append(system))
     bmc.vols.append(_Volume('3', 'old', 'RAID5', GIB, ['D0'], bmc))
     bmc.vols.append(_Volume('4', 'raw', None, GIB, [], bmc))
     task = _task({})
+
+    def power_action(new_state):
+        # the conductor's power action (task.power_action) reboots
+        restarted.append(new_state)
+        task.node.power_state = states.POWER_ON
+    task.power_action = power_action
     assert raid.RedfishRAID().delete_configuration(task) is None
     assert bmc.deleted == [('3', 'OnReset')]
-    assert len(restarted) == 1
+    assert restarted == [states.REBOOT]
     assert task.node.power_state == states.POWER_ON
     assert task.node.raid_config['logical_disks'] == []
 

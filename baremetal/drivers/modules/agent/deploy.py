@@ -79,18 +79,14 @@ def power_off(task) -> None:
     if node.disable_power_off:
         LOG.info('Node %s: not powered off (disable_power_off)', node.uuid)
         return
-    task.driver.power.set_power_state(task, states.POWER_OFF)
-    node.power_state = states.POWER_OFF
+    task.power_action(states.POWER_OFF)
 
 
 def power_on(task) -> None:
     """Boot what was prepared: power on, or reboot a node that was never
     powered off (disable_power_off)."""
-    if task.node.disable_power_off:
-        task.driver.power.reboot(task)
-    else:
-        task.driver.power.set_power_state(task, states.POWER_ON)
-    task.node.power_state = states.POWER_ON
+    task.power_action(states.REBOOT if task.node.disable_power_off
+                      else states.POWER_ON)
 
 
 def boot_agent(task, ramdisk_params: dict | None = None) -> None:

@@ -226,3 +226,50 @@ class BMC:
             thread.join()
             gate.lock.release()
         threading.Thread(target=waiter, daemon=True).start()
+
+
+def read_sensors(cmd) -> list[dict]:
+    """Every readable sensor of the BMC's SDR repository, read now (for
+    ``BMC.call``): plain dicts, see ipmi/sensors.py."""
+    sdr = cmd.init_sdr()
+    out = []
+    for key in sdr.get_sensor_numbers():
+        entry = sdr.sensors[key]
+        rsp = cmd.raw_command(netfn=4, command=0x2d,
+                              rslun=entry.sensor_lun,
+                              data=(entry.sensor_number,))
+        if 'error' in rsp:
+            if rsp.get('code') == 0xcb:   # sensor not present
+                continue
+            raise exception.IPMIFailure(
+                cmd='get sensor reading of %s: %s'
+                    % (entry.name, rsp['error']))
+        raw = bytearray(rsp['data'])
+        reading = entry.decode_sensor_reading(cmd, raw)
+        threshold = entry.reading_type == 1
+        bits = raw[2] if len(raw) > 2 else 0
+        if len(raw) > 3:
+            bits |= (raw[3] & 0x7f) << 8
+        out.append({
+            'name': entry.name, 'number': entry.sensor_number,
+            'entity': entry.entity,
+            'entity_number': entity_number(entry.entity),
+            'type': entry.sensor_type,
+            'type_number': entry.sensor_type_number,
+            'threshold': threshold,
+            'unavailable': bool(reading.unavailable),
+            'value': reading.value, 'imprecision': reading.imprecision,
+            'unit': getattr(entry, 'baseunit', ''),
+            'percent': bool(getattr(entry, 'percent', '')),
+            'health': reading.health, 'states': list(reading.states),
+            'state_bits': bits})
+    return out
+
+
+def entity_number(name: str) -> int | None:
+    """The IPMI entity ID code of pyghmi's entity name."""
+    from pyghmi.ipmi.private import constants
+    for number, known in constants.entity_ids.items():
+        if known == name:
+            return number
+    return None

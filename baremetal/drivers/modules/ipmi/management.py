@@ -4,6 +4,7 @@ from baremetal.common import exception
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules.ipmi import client
+from baremetal.drivers.modules.ipmi import sensors
 
 # Ironic boot device name -> pyghmi's
 _TO_IPMI = {'pxe': 'network', 'disk': 'hd', 'cdrom': 'optical',
@@ -75,3 +76,10 @@ class IPMIManagement(client.Interface, base.ManagementInterface):
                 raise exception.IPMIFailure(cmd='inject NMI: %s'
                                             % answer['error'])
         self._bmc(task).call('inject NMI', diag)
+
+    def get_sensors_data(self, task) -> dict:
+        """Every sensor of the BMC's SDR repository, read in one session,
+        in Ironic's shape (ipmi/sensors.py)."""
+        readings = self._bmc(task).call('read sensors',
+                                        client.read_sensors)
+        return sensors.ironic_shape(readings)

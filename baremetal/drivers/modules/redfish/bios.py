@@ -81,8 +81,7 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
         task.node.driver_internal_info[_PENDING] = {
             'settings': wanted,
             'was': power._state(system)}
-        power.restart(task, system)
-        task.node.power_state = states.POWER_ON
+        task.power_action(states.REBOOT)
         return _wait_state(task)
 
     polls_steps = True

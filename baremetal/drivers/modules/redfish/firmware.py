@@ -23,7 +23,6 @@ from baremetal.common import exception
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
-from baremetal.drivers.modules.redfish import power
 
 LOG = log.getLogger(__name__)
 
@@ -158,8 +157,7 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
         if setting['component'] == 'bios':
             # the new BIOS is applied while the machine starts
             task.upgrade_lock()
-            power.restart(task, self._system(task))
-            task.node.power_state = states.POWER_ON
+            task.power_action(states.REBOOT)
         pending['task'] = None
         pending['index'] += 1
         pending['not_before'] = (time.time() + setting['wait']

@@ -6,6 +6,7 @@ from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import sensors
 from baremetal.drivers.modules.redfish import vmedia
 
 # Ironic boot device -> Redfish BootSourceOverrideTarget
@@ -78,6 +79,14 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
         status = self._system(task).status
         health = _value(getattr(status, 'health', None)) if status else None
         return _HEALTH.get(health)
+
+    def get_sensors_data(self, task) -> dict:
+        """Temperatures, fans, power supplies and drives, in the shape
+        of Ironic's redfish interface (redfish/sensors.py)."""
+        system = self._system(task)
+        with client.call(task.node, task.conductor.conf,
+                         'read sensors'):
+            return sensors.read(task.node, system)
 
     def get_boot_mode(self, task) -> str | None:
         mode = _value(self._system(task).boot.mode)

@@ -28,7 +28,6 @@ from baremetal.common import raid_config
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
-from baremetal.drivers.modules.redfish import power
 
 LOG = log.getLogger(__name__)
 
@@ -283,8 +282,7 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
     def _finish_or_wait(self, task, system, tasks, reboot, roots):
         if reboot:
             # the controller applies the change while the machine resets
-            power.restart(task, system)
-            task.node.power_state = states.POWER_ON
+            task.power_action(states.REBOOT)
         if not tasks:
             self._record(task, roots)
             return None
