@@ -135,7 +135,8 @@ def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
 
 def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
          firmware: str = 'bios', tmp: str | None = None,
-         conf: dict | None = None, started=None):
+         conf: dict | None = None, started=None, disks: int = 1,
+         nics: int = 1, disk_gib: int = 4):
     """The bed's machine, BMC and server (``conf``: more server
     options, as server_conf's; ``started(b)``: called once the server
     answers, before the test runs)."""
@@ -145,7 +146,7 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
                        if boot_ipxe else None),
-        firmware=firmware).create()
+        firmware=firmware, disks=disks, nics=nics).create(disk_gib)
     bmc = bmc_class(tmp, machine).start()
     marker = request.node.get_closest_marker('server_conf')
     conf = server_conf(tmp, api_port, http_port, **{
@@ -248,6 +249,15 @@ def uefi_redfish_bed(vm_host, request):
     Boot)."""
     yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
                     firmware='uefi')
+
+
+@pytest.fixture
+def raid_redfish_bed(vm_host, request):
+    """As uefi_redfish_bed, the machine with two 6 GiB disks (software
+    RAID-1 across them leaves more than the 4 GiB the agent installs
+    on) and two NICs (the second on a user-mode network of its own)."""
+    yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
+                    firmware='uefi', disks=2, nics=2, disk_gib=6)
 
 
 @pytest.fixture
