@@ -18,6 +18,14 @@ What is checked on the machine's disk files, not only on what the
 service says: both hold an md member (metadata 1.2 superblock, same
 array) and, at the array's data offset, the image's own GPT (its disk
 GUID): the image is on the md device, mirrored.
+
+The same machine (two NICs, two disks) is inspected in band between the
+cleaning and the deploy, as Metal3 inspects every host, with the API
+behind HTTP basic authentication: the agent inspect interface boots the
+ramdisk, the agent posts its inventory to the public
+``/v1/continue_inspection``; the node gets its properties, a port per
+NIC (PXE on the one it was enrolled with only), its inventory and an
+inspection rule's effects.  One machine for both saves two boots.
 """
 
 import os
@@ -118,18 +126,82 @@ class _Console:
 @pytest.mark.server_conf(**{'conductor.clean_callback_timeout': 900,
                             'conductor.deploy_callback_timeout': 900,
                             'DEFAULT.enabled_raid_interfaces':
-                                ['no-raid', 'agent']})
+                                ['no-raid', 'agent'],
+                            'DEFAULT.enabled_inspect_interfaces':
+                                ['no-inspect', 'agent']})
 def test_software_raid_1_built_by_the_agent_holds_the_image_that_boots(
         raid_redfish_bed, raid_image):
     b = raid_redfish_bed
     console = _Console(b.machine)
     try:
-        _raid_clean_deploy_boot(b, raid_image, console)
+        inspection_failure = _raid_clean_deploy_boot(b, raid_image, console)
     finally:
         console.stop()
+    if inspection_failure is not None:
+        raise inspection_failure
 
 
-def _raid_clean_deploy_boot(b, raid_image, console) -> None:
+def _inspect_in_band(b, uuid) -> None:
+    """In-band inspection as Metal3 runs it, on the two-NIC two-disk
+    machine, the API behind HTTP basic authentication (the agent's
+    continue_inspection is public): an inspection rule, the agent
+    inspect interface, the inventory the agent posts."""
+    status, rule, _ = api.http(b.server, 'POST', '/v1/inspection_rules', {
+        'description': 'vm: tag x86_64 machines, record their vendor',
+        'conditions': [{'op': 'eq', 'args': {'values': [
+            '{inventory[cpu][architecture]}', 'x86_64']}}],
+        'actions': [
+            {'op': 'add-trait', 'args': {'name': 'CUSTOM_INSPECTED_X86'}},
+            {'op': 'set-attribute', 'args': {
+                'path': '/extra/system_vendor',
+                'value': '{inventory[system_vendor][manufacturer]}'}}]},
+        version='1.96')
+    assert status == 201, rule
+    # without credentials the API refuses; the bed's requests carry them
+    anon = api.http_get(b.server.endpoint + '/v1/nodes/%s' % uuid)
+    assert anon[0] == 401, anon[:2]
+    api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/inspect_interface', 'value': 'agent'}])
+    api.provision(b.server, uuid, 'inspect')
+    n = api.wait_state(b.server, uuid, 'manageable', 900)
+    assert n['last_error'] is None
+    props = n['properties']
+    assert props['cpu_arch'] == 'x86_64' and props['cpus'] == 1, props
+    assert props['memory_mb'] > 1000 and props['local_gb'] >= 4, props
+    status, ports, _ = api.http(
+        b.server, 'GET', '/v1/ports?node=%s&fields=address,pxe_enabled'
+        % uuid)
+    assert status == 200, ports
+    # a port for each NIC; PXE on the one the node was enrolled with
+    # (its BOOTIF), not on the second
+    assert {p['address']: p['pxe_enabled'] for p in ports['ports']} == {
+        b.machine.macs[0]: True, b.machine.macs[1]: False}, ports
+    status, body, _ = api.http(b.server, 'GET',
+                               '/v1/nodes/%s/inventory' % uuid,
+                               version='1.81')
+    assert status == 200, body
+    inventory = body['inventory']
+    assert {i['mac_address'] for i in inventory['interfaces']} >= set(
+        b.machine.macs), inventory['interfaces']
+    names = {d['name'] for d in inventory['disks']}
+    assert {'/dev/vda', '/dev/vdb'} <= names, names
+    boot = inventory.get('boot') or {}
+    assert boot.get('current_boot_mode') == 'uefi', boot
+    # the rule's effects
+    status, traits, _ = api.http(b.server, 'GET',
+                                 '/v1/nodes/%s/traits' % uuid)
+    assert 'CUSTOM_INSPECTED_X86' in traits['traits'], traits
+    assert n['extra'].get('system_vendor') == \
+        inventory['system_vendor']['manufacturer'], n['extra']
+    print('in-band inspection: disks %s, NICs %s'
+          % (sorted(names), sorted(i['mac_address']
+                                   for i in inventory['interfaces'])))
+
+
+def _raid_clean_deploy_boot(b, raid_image, console
+                            ) -> Exception | None:
+    """The RAID clean, the in-band inspection and the deploy; what
+    failed in the inspection (the deploy runs all the same)."""
     uuid = api.enroll_redfish(b)
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/raid_interface', 'value': 'agent'},
@@ -156,6 +228,20 @@ def _raid_clean_deploy_boot(b, raid_image, console) -> None:
     members = [_md_member(d) for d in b.machine.disks]
     assert all(members), members
     assert members[0][0] == members[1][0]       # one array over both
+
+    # in-band inspection (item of its own: a failure is raised at the
+    # end, once the RAID deploy has run too)
+    started = time.monotonic()
+    inspection_failure = None
+    try:
+        _inspect_in_band(b, uuid)
+    except Exception as e:
+        inspection_failure = e
+        n = api.node(b.server, uuid)
+        if n['provision_state'] != 'manageable':
+            api.provision(b.server, uuid, 'manage')
+            api.wait_state(b.server, uuid, 'manageable', 120)
+    inspected = time.monotonic() - started
 
     # deploy the UEFI whole-disk image: onto the md device
     api.provision(b.server, uuid, 'provide')
@@ -194,10 +280,11 @@ def _raid_clean_deploy_boot(b, raid_image, console) -> None:
     # the machine booted from its disk, not the agent's CD
     last = b.machine.serial_log()
     assert image.MARKER in last
-    print('software RAID-1: cleaning (delete + create) %.0f s, deploy '
-          'until the image booted %.0f s; %s' % (
-              cleaned, deployed, device and device.group(0)))
+    print('software RAID-1: cleaning (delete + create) %.0f s, in-band '
+          'inspection %.0f s, deploy until the image booted %.0f s; %s'
+          % (cleaned, inspected, deployed, device and device.group(0)))
     boot_line = re.search(r'BdsDxe: (?:loading|starting) Boot\S+ "[^"]*"',
                           last)
     if boot_line:
         print(boot_line.group(0))
+    return inspection_failure
