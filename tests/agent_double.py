@@ -12,6 +12,8 @@ answers.  Behaviour is steered per command name:
   de-duplicated list, as IPA's service extension answers);
 * ``polls_until_done``: how many status reads a command stays RUNNING;
 * ``fail``: command names that end FAILED (with ``command_error``);
+* ``results``: the ``command_result`` of a step command that ends well,
+  by step name (``{'ok': True}`` for the others);
 * ``answer``: a raw (status, body) to give for every request (garbage,
   500s), or ``None``;
 * ``hang``: when set, every request is read and not answered until
@@ -37,6 +39,8 @@ GENERIC_STEPS = [
                               'required': True}}},
     {'step': 'delete_configuration', 'priority': 0, 'interface': 'raid',
      'reboot_requested': False, 'abortable': True},
+    {'step': 'create_configuration', 'priority': 0, 'interface': 'raid',
+     'reboot_requested': False, 'abortable': True},
 ]
 
 SERVICE_STEPS = [
@@ -55,6 +59,7 @@ class AgentDouble:
         self.service_steps = [dict(s) for s in SERVICE_STEPS]
         self.polls_until_done = 1
         self.fail: set[str] = set()
+        self.results: dict[str, dict] = {}
         self.answer: tuple[int, bytes] | None = None
         self.hang = False
         self.hung = 0
@@ -63,6 +68,7 @@ class AgentDouble:
         self.requests: list[str] = []       # every path with its query
         self._records: dict[str, dict] = {}
         self._polls: dict[str, int] = {}
+        self._steps_run: dict[str, str | None] = {}
         self._ids = itertools.count(1)
         double = self
 
@@ -157,6 +163,7 @@ class AgentDouble:
             record.update(command_status='SUCCEEDED', command_result={})
         self._records[cid] = record
         self._polls[cid] = 0
+        self._steps_run[cid] = (params.get('step') or {}).get('step')
         return dict(record)
 
     def _status(self, cid: str) -> dict:
@@ -170,6 +177,8 @@ class AgentDouble:
                     'message': 'Clean step failed',
                     'details': 'the double was told to fail'})
             else:
+                step = self._steps_run.get(cid)
                 record.update(command_status='SUCCEEDED',
-                              command_result={'ok': True})
+                              command_result=self.results.get(
+                                  step, {'ok': True}))
         return dict(record)

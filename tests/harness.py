@@ -34,7 +34,7 @@ FAKE_ONLY = {
     'enabled_management_interfaces': ['fake', 'noop'],
     'enabled_bios_interfaces': ['no-bios', 'fake'],
     'enabled_inspect_interfaces': ['no-inspect', 'fake', 'agent'],
-    'enabled_raid_interfaces': ['no-raid', 'fake'],
+    'enabled_raid_interfaces': ['no-raid', 'fake', 'agent'],
     # a request meeting a held node waits 0.1 s, not Ironic's 2 s, before
     # its 409 (tests/unit/conductor/test_task_manager.py sets its own)
     'conductor.node_locked_retry_interval': 0.05,

@@ -36,6 +36,22 @@ def macs_of(inventory: dict) -> list[str]:
     return out
 
 
+def boot_mac(inventory: dict) -> str | None:
+    """The MAC address of the NIC the machine booted from, as the agent
+    reports it (``boot.pxe_interface``: the ``BOOTIF`` it was given, a
+    MAC or PXELINUX's ``01-aa-bb-...`` form), lower case; None when it
+    does not know."""
+    boot = inventory.get('boot')
+    value = boot.get('pxe_interface') if isinstance(boot, dict) else None
+    if not isinstance(value, str) or not value:
+        return None
+    value = value.strip().lower()
+    if len(value) == 20 and value.startswith('01-'):
+        value = value[3:]
+    value = value.replace('-', ':')
+    return value if len(value) == 17 else None
+
+
 def check_inventory(data) -> tuple[dict, dict]:
     """(inventory, plugin data) from a continue_inspection body; 400
     when it is not an agent's inventory."""

@@ -18,7 +18,7 @@ _ENABLED_DEFAULTS = {
     'management': ['fake', 'noop', 'ipmi', 'ipmitool', 'redfish'],
     'network': ['noop', 'flat'],
     'power': ['fake', 'ipmi', 'ipmitool', 'redfish'],
-    'raid': ['no-raid', 'fake', 'redfish'],
+    'raid': ['no-raid', 'fake', 'redfish', 'agent'],
     'rescue': ['no-rescue', 'fake', 'agent'],
     'storage': ['noop', 'fake'],
     'vendor': ['no-vendor', 'fake', 'redfish'],

@@ -12,6 +12,14 @@ opts = [
                help='Priority of the erase_devices_metadata clean step; '
                     'unset keeps the driver default, 0 disables it for '
                     'automated cleaning.'),
+    cfg.IntOpt('delete_configuration_priority',
+               help='Priority of the agent RAID interface\'s '
+                    'delete_configuration clean step; unset keeps the '
+                    'agent\'s (0: manual cleaning only).'),
+    cfg.IntOpt('create_configuration_priority',
+               help='Priority of the agent RAID interface\'s '
+                    'create_configuration clean step; unset keeps the '
+                    'agent\'s (0: manual cleaning only).'),
     cfg.StrOpt('default_boot_mode', default='uefi',
                choices=[('uefi', 'UEFI firmware'),
                         ('bios', 'legacy BIOS (CSM)')],

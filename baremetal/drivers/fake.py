@@ -45,7 +45,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_raid_interfaces(self):
-        return ['fake', 'no-raid']
+        return ['fake', 'no-raid', 'agent']
 
     @property
     def supported_rescue_interfaces(self):

@@ -49,7 +49,8 @@ class AbstractHardwareType(metaclass=abc.ABCMeta):
 
     @property
     def supported_raid_interfaces(self) -> list[str]:
-        return ['no-raid']
+        # agent: software RAID the agent ramdisk builds (any server)
+        return ['no-raid', 'agent']
 
     @property
     def supported_rescue_interfaces(self) -> list[str]:

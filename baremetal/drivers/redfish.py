@@ -24,7 +24,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
 
     @property
     def supported_raid_interfaces(self):
-        return ['redfish', 'no-raid']
+        return ['redfish', 'no-raid', 'agent']
 
     @property
     def supported_vendor_interfaces(self):

@@ -1,6 +1,7 @@
 """Driving the test bed's baremetal-server over its REST API, as a
 client would."""
 
+import base64
 import concurrent.futures
 import json
 import time
@@ -15,8 +16,13 @@ STABLE = ('enroll', 'manageable', 'available', 'active', 'rescue')
 
 def http(server, method, path, body=None, version=VERSION, headers=None):
     """(status, decoded body, headers) of one request; with the token of
-    ``server.token()`` when the bed sets one (keystone_redfish_bed)."""
+    ``server.token()`` when the bed sets one (keystone_redfish_bed), the
+    credentials of ``server.basic_auth`` when it sets those."""
     token = getattr(server, 'token', None)
+    basic = getattr(server, 'basic_auth', None)
+    if basic:
+        headers = dict(headers or {}, Authorization='Basic %s' % (
+            base64.b64encode(('%s:%s' % basic).encode()).decode()))
     req = urllib.request.Request(
         server.endpoint + path, method=method,
         data=json.dumps(body).encode() if body is not None else None,

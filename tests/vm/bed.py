@@ -193,13 +193,24 @@ class Machine:
 
     def __init__(self, tmp, name: str = 'bm', memory_mib: int = 1536,
                  boot_url: str | None = None,
-                 firmware: str = 'bios') -> None:
+                 firmware: str = 'bios', disks: int = 1,
+                 nics: int = 1) -> None:
         self.dir = os.path.join(str(tmp), name)
         os.makedirs(self.dir, exist_ok=True)
         self.name = 'baremetal-test-%s-%s' % (name, uuidlib.uuid4().hex[:8])
         self.uuid = str(uuidlib.uuid4())
         self.mac = '52:54:00:%02x:%02x:%02x' % tuple(os.urandom(3))
         self.disk = os.path.join(self.dir, 'disk.img')
+        # vda, vdb, ...: the first is self.disk
+        self.disks = [self.disk] + [
+            os.path.join(self.dir, 'disk%d.img' % (i + 1))
+            for i in range(1, disks)]
+        # the second and later NICs: QEMU user-mode networks of their
+        # own (10.0.3.0/24, ...), so that the agent's answers on the
+        # first one's forwarded port leave by the first one
+        self.macs = [self.mac] + [
+            '52:54:00:%02x:%02x:%02x' % tuple(os.urandom(3))
+            for _ in range(1, nics)]
         self.serial = os.path.join(self.dir, 'serial.log')
         self.agent_port = processes.free_port()
         self.memory_mib = memory_mib
@@ -245,7 +256,7 @@ class Machine:
       <source file='{escape(self.disk)}'/>
       <target dev='vda' bus='virtio'/>
       <boot order='1'/>
-    </disk>
+    </disk>{self._more_disks()}
     {'' if q35 else "<controller type='ide' index='0'/>"}
     <serial type='file'>
       <source path='{escape(self.serial)}'/>
@@ -257,9 +268,31 @@ class Machine:
     <qemu:arg value='-netdev'/>
     <qemu:arg value='{escape(netdev)}'/>
     <qemu:arg value='-device'/>
-    <qemu:arg value='{nic}'/>
+    <qemu:arg value='{nic}'/>{self._more_nics(q35)}
   </qemu:commandline>
 </domain>"""
+
+    def _more_disks(self) -> str:
+        return ''.join(f"""
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='unsafe'/>
+      <source file='{escape(path)}'/>
+      <target dev='vd{chr(ord("a") + i)}' bus='virtio'/>
+    </disk>""" for i, path in enumerate(self.disks) if i)
+
+    def _more_nics(self, q35: bool) -> str:
+        out = ''
+        for i, mac in enumerate(self.macs):
+            if not i:
+                continue
+            out += (f"""
+    <qemu:arg value='-netdev'/>
+    <qemu:arg value='user,id=bmnet{i},net=10.0.{2 + i}.0/24'/>
+    <qemu:arg value='-device'/>
+    <qemu:arg value='virtio-net-pci,netdev=bmnet{i},mac={mac},"""
+                    f"""bus={"pcie.0" if q35 else "pci.0"},"""
+                    f"""addr={hex(0x10 + i)}'/>""")
+        return out
 
     def _loader(self) -> str:
         if self.firmware == 'uefi-secure':
@@ -274,8 +307,9 @@ class Machine:
                 "</loader><nvram template='%s'/>" % (OVMF_CODE, OVMF_VARS))
 
     def create(self, disk_gib: int = 4) -> 'Machine':
-        with open(self.disk, 'wb') as f:
-            f.truncate(disk_gib * GIB)
+        for path in self.disks:
+            with open(path, 'wb') as f:
+                f.truncate(disk_gib * GIB)
         os.makedirs(self.pool_dir, exist_ok=True)
         conn = _conn()
         try:

@@ -11,9 +11,11 @@ failure instead.
 
 import functools
 import os
+import secrets
 import shutil
 import time
 
+import bcrypt
 import pytest
 
 from tests import glance_service
@@ -135,7 +137,8 @@ def server_conf(tmp, api_port: int, http_port: int, **overrides) -> dict:
 
 def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
          firmware: str = 'bios', tmp: str | None = None,
-         conf: dict | None = None, started=None):
+         conf: dict | None = None, started=None, disks: int = 1,
+         nics: int = 1, disk_gib: int = 4, http_basic: bool = False):
     """The bed's machine, BMC and server (``conf``: more server
     options, as server_conf's; ``started(b)``: called once the server
     answers, before the test runs)."""
@@ -145,7 +148,7 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
                        if boot_ipxe else None),
-        firmware=firmware).create()
+        firmware=firmware, disks=disks, nics=nics).create(disk_gib)
     bmc = bmc_class(tmp, machine).start()
     marker = request.node.get_closest_marker('server_conf')
     conf = server_conf(tmp, api_port, http_port, **{
@@ -153,8 +156,20 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
         'conductor.file_url_allowed_paths': [
             tmp, os.path.dirname(vm_host[0])],
         **(conf or {}), **(marker.kwargs if marker else {})})
+    if http_basic:
+        # the API behind HTTP basic authentication; the agent's
+        # endpoints stay public, as in Ironic
+        password = secrets.token_urlsafe(12)
+        htpasswd = os.path.join(tmp, 'htpasswd')
+        with open(htpasswd, 'w') as f:
+            f.write('admin:%s\n' % bcrypt.hashpw(
+                password.encode(), bcrypt.gensalt(4)).decode())
+        conf['DEFAULT'].update(auth_strategy='http_basic',
+                               http_basic_auth_user_file=htpasswd)
     server = processes.Service('baremetal-server', tmp, 'server', conf,
                                port=api_port)
+    if http_basic:
+        server.basic_auth = ('admin', password)
     b = Bed(vm_host, server, machine, bmc, tmp)
     request.node.vm_bed = b
     try:
@@ -248,6 +263,18 @@ def uefi_redfish_bed(vm_host, request):
     Boot)."""
     yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
                     firmware='uefi')
+
+
+@pytest.fixture
+def raid_redfish_bed(vm_host, request):
+    """As uefi_redfish_bed, the machine with two 6 GiB disks (software
+    RAID-1 across them leaves more than the 4 GiB the agent installs
+    on) and two NICs (the second on a user-mode network of its own),
+    the API behind HTTP basic authentication (the bed's requests carry
+    the credentials: tests/vm/api.py)."""
+    yield from _bed(vm_host, request, bed.RedfishBMC, boot_ipxe=False,
+                    firmware='uefi', disks=2, nics=2, disk_gib=6,
+                    http_basic=True)
 
 
 @pytest.fixture

@@ -119,5 +119,16 @@ def kernel_params(task, boot_method: str, default_append: str,
             % task.node.uuid)
     return ' '.join(p for p in (
         'ipa-api-url=%s' % api_url(task.conductor.conf),
-        'boot_method=%s' % boot_method,
+        'boot_method=%s' % boot_method, _bootif(task, boot_method),
         (ramdisk_params or {}).get('kernel_params', ''), extra) if p)
+
+
+def _bootif(task, boot_method: str) -> str:
+    """A machine booted from virtual media has no boot NIC to tell the
+    agent (a network boot's BOOTIF): the node's one PXE-enabled port is
+    named instead, so that the agent's inventory says which NIC the
+    machine boots from (in-band inspection keeps PXE on it only)."""
+    if boot_method != 'vmedia':
+        return ''
+    pxe = [p.address for p in task.ports if p.pxe_enabled]
+    return 'BOOTIF=%s' % pxe[0] if len(pxe) == 1 else ''

@@ -316,3 +316,28 @@ def test_api_call_action(rules_api):
         server.shutdown()
         server.server_close()
     assert _Hook.seen == [('/hook/%s' % node['uuid'], 'yes')]
+
+
+@pytest.mark.parametrize('bootif,pxe', [
+    ('01-52-54-00-cc-00-02', {'52:54:00:cc:00:01': False,
+                              '52:54:00:cc:00:02': True}),
+    ('52:54:00:CC:00:01', {'52:54:00:cc:00:01': True,
+                           '52:54:00:cc:00:02': False}),
+    (None, {'52:54:00:cc:00:01': True, '52:54:00:cc:00:02': True}),
+])
+def test_pxe_stays_enabled_on_the_nic_the_machine_booted_from(
+        rules_api, bootif, pxe):
+    """A port for every NIC; PXE on the one the agent says the machine
+    booted from (its BOOTIF, a MAC or PXELINUX's 01-... form), on all
+    when it does not say."""
+    api = rules_api
+    inventory = dict(INVENTORY, interfaces=INVENTORY['interfaces'] + [
+        {'name': 'eth1', 'mac_address': '52:54:00:cc:00:02'}],
+        boot={'current_boot_mode': 'uefi', 'pxe_interface': bootif})
+    node = _inspect(api, inventory)
+    assert node['last_error'] is None
+    status, ports, _ = api.request(
+        'GET', '/v1/ports?node=%s&fields=address,pxe_enabled'
+        % node['uuid'], version=V)
+    assert status == 200, ports
+    assert {p['address']: p['pxe_enabled'] for p in ports['ports']} == pxe

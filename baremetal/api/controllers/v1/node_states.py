@@ -290,13 +290,16 @@ def set_raid_config(req, node):
     """Set the node's target RAID configuration.
 
     Checked with Ironic's RAID schema and messages
-    (common/raid_config.py); an empty object clears the target.  What a
-    RAID interface cannot build (a level, a controller) fails its
-    step."""
+    (common/raid_config.py), and a software RAID configuration with the
+    agent's rules; an empty object clears the target.  What a RAID
+    interface cannot build (a level, a controller) fails its step."""
     policy.authorize(req, 'baremetal:node:set_raid_state')
     body = req.json_object()
     if body:
         raid_config.validate(body)
+        # software RAID is the agent's: what it would refuse to build is
+        # refused now
+        raid_config.check_software(body)
     obj = nodes.get_node(req, node)
     if obj.driver_internal_info is not None and \
             (obj.raid_interface or '') == 'no-raid':

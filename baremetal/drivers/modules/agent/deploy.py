@@ -26,6 +26,7 @@ from oslo_log import log
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import raid_config
 from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.drivers import base
@@ -43,11 +44,21 @@ CACHED_STEPS = 'agent_cached_clean_steps'
 CACHED = {'clean': CACHED_STEPS, 'service': 'agent_cached_service_steps'}
 VERSIONS = 'hardware_manager_version'
 COMMAND = 'agent_command'
+# the target RAID configuration a raid step sends the agent, when it is
+# not the node's own (create_configuration's create_*_volume arguments)
+RAID_TARGET = 'target_raid_config'
+# the interfaces whose steps the agent may run: their steps are cached
+# with the interface they name
+AGENT_INTERFACES = ('deploy', 'raid')
 
 # agent steps the [deploy] options re-prioritise
-_PRIORITY_OPTIONS = {'erase_devices': 'erase_devices_priority',
-                     'erase_devices_metadata':
-                         'erase_devices_metadata_priority'}
+_PRIORITY_OPTIONS = {('deploy', 'erase_devices'): 'erase_devices_priority',
+                     ('deploy', 'erase_devices_metadata'):
+                         'erase_devices_metadata_priority',
+                     ('raid', 'delete_configuration'):
+                         'delete_configuration_priority',
+                     ('raid', 'create_configuration'):
+                         'create_configuration_priority'}
 
 _WAIT_STATES = {v: k for k, v in states.STEP_WAIT_STATES.items()}
 
@@ -57,7 +68,11 @@ def node_for_agent(task) -> dict:
     node = task.node
     info = {k: v for k, v in node.driver_internal_info.items()
             if k not in (agent_tokens.TOKEN_KEY, 'agent_verify_ca')}
+    # the RAID configuration the agent's raid steps build: the one a
+    # create_configuration step filtered, else the node's target
+    raid = info.pop(RAID_TARGET, None) or node.target_raid_config or {}
     return {'uuid': node.uuid, 'properties': node.properties or {},
+            'target_raid_config': raid,
             # the agent reads options from it (agent_burnin_*); secrets
             # masked as the API shows them
             'driver_info': secrets.mask_secrets(node.driver_info),
@@ -118,6 +133,83 @@ def shut_down_agent(task) -> None:
     power_off(task)
     task.driver.boot.clean_up_ramdisk(task)
     agent_tokens.wipe(node)
+
+
+def agent_steps(task, kind: str, interface: str,
+                overrides: dict | None = None) -> list[dict] | None:
+    """The steps of ``kind`` the agent last reported for ``interface``
+    (None: it has not reported any yet), with the priorities the
+    [deploy] options and the interface's overrides give them."""
+    cached = task.node.driver_internal_info.get(CACHED[kind])
+    if cached is None:
+        return None
+    conf = task.conductor.conf
+    out = []
+    for st in cached:
+        # a cache written before steps named their interface: deploy's
+        if (st.get('interface') or 'deploy') != interface:
+            continue
+        prio = st.get('priority') or 0
+        option = _PRIORITY_OPTIONS.get((interface, st['step']))
+        if kind == 'clean' and option and \
+                getattr(conf.deploy, option) is not None:
+            prio = getattr(conf.deploy, option)
+        prio = (overrides or {}).get(st['step'], prio)
+        out.append({'step': st['step'], 'priority': prio,
+                    'interface': interface,
+                    'abortable': bool(st.get('abortable')),
+                    'argsinfo': st.get('argsinfo') or None,
+                    'requires_ramdisk': True, 'in_band': True})
+    return out
+
+
+def step_command(task, kind: str, step: dict) -> tuple[str, dict]:
+    """The agent command that runs ``step`` in band, and its
+    parameters."""
+    node = task.node
+    params = {'step': {k: step.get(k) for k in (
+                  'interface', 'step', 'priority', 'args', 'abortable')},
+              'node': node_for_agent(task),
+              'ports': ports_for_agent(task)}
+    params['%s_version' % kind] = node.driver_internal_info.get(
+        VERSIONS) or {}
+    return '%s.execute_%s_step' % (kind, kind), params
+
+
+def start_command(task, name: str, params: dict) -> dict | None:
+    """Start an agent command for the current step: its record when it
+    already ended well, None while it runs (the command is remembered
+    for poll_step); raises AgentError when it failed."""
+    record = agent_client.Client(task.node, task.conductor.conf).run(
+        name, params, wait=False)
+    if record['command_status'] == agent_client.FAILED:
+        raise exception.AgentError(node=task.node.uuid, command=name,
+                                   error=agent_client.error_of(record))
+    if record['command_status'] == agent_client.SUCCEEDED:
+        return record
+    task.node.driver_internal_info[COMMAND] = {
+        'id': record['id'], 'name': name}
+    return None
+
+
+def poll_command(task) -> dict | None:
+    """The record of the agent command the current step waits on once
+    it ended well, None while it runs (or when none was started);
+    raises AgentError when it failed."""
+    info = task.node.driver_internal_info
+    cmd = info.get(COMMAND)
+    if not cmd:
+        return None
+    record = agent_client.Client(task.node, task.conductor.conf
+                                 ).status(cmd['id'], cmd['name'])
+    status = record['command_status']
+    if status == agent_client.RUNNING:
+        return None
+    if status == agent_client.FAILED:
+        raise exception.AgentError(
+            node=task.node.uuid, command=cmd['name'],
+            error=agent_client.error_of(record))
+    return record
 
 
 class AgentBase(base.DeployInterface):
@@ -193,24 +285,11 @@ class AgentBase(base.DeployInterface):
     def _with_agent_steps(self, task, kind: str):
         """The interface's own steps of ``kind`` and the agent's (None
         while the agent has not reported them)."""
-        out = self._steps(kind)                 # out-of-band ones
-        cached = task.node.driver_internal_info.get(CACHED[kind])
-        if cached is None:
+        found = agent_steps(task, kind, self.interface_type,
+                            self.step_overrides[kind])
+        if found is None:
             return None                         # the agent has not said
-        conf = task.conductor.conf
-        for st in cached:
-            prio = st.get('priority') or 0
-            option = _PRIORITY_OPTIONS.get(st['step'])
-            if kind == 'clean' and option and \
-                    getattr(conf.deploy, option) is not None:
-                prio = getattr(conf.deploy, option)
-            prio = self.step_overrides[kind].get(st['step'], prio)
-            out.append({'step': st['step'], 'priority': prio,
-                        'interface': self.interface_type,
-                        'abortable': bool(st.get('abortable')),
-                        'argsinfo': st.get('argsinfo') or None,
-                        'requires_ramdisk': True, 'in_band': True})
-        return out
+        return self._steps(kind) + found        # out-of-band ones first
 
     def refresh_clean_steps(self, task) -> None:
         """Ask the agent for its clean steps and cache them."""
@@ -233,19 +312,21 @@ class AgentBase(base.DeployInterface):
         steps = []
         for found in by_manager.values():
             for st in found or ():
-                if isinstance(st, dict) and st.get('interface') == \
-                        self.interface_type and isinstance(
-                            st.get('step'), str) and \
-                        st['step'] not in self._declared_steps[kind]:
+                if isinstance(st, dict) and st.get('interface') in \
+                        AGENT_INTERFACES and isinstance(
+                            st.get('step'), str) and not (
+                            st['interface'] == self.interface_type and
+                            st['step'] in self._declared_steps[kind]):
                     steps.append({k: st.get(k) for k in (
-                        'step', 'priority', 'abortable', 'argsinfo',
-                        'reboot_requested')})
+                        'interface', 'step', 'priority', 'abortable',
+                        'argsinfo', 'reboot_requested')})
         info = task.node.driver_internal_info
         info[CACHED[kind]] = steps
         info[VERSIONS] = result.get(VERSIONS) or {}
         LOG.info('Node %s: the agent offers %s steps %s', task.node.uuid,
-                 kind, ', '.join('%s (%s)' % (s['step'], s['priority'])
-                                 for s in steps))
+                 kind, ', '.join('%s.%s (%s)' % (
+                     s['interface'], s['step'], s['priority'])
+                     for s in steps))
 
     def execute_clean_step(self, task, step):
         if step['step'] in self._declared_steps['clean']:
@@ -253,49 +334,21 @@ class AgentBase(base.DeployInterface):
         return self.run_in_band(task, 'clean', step)
 
     def run_in_band(self, task, kind: str, step: dict) -> str | None:
-        node = task.node
-        params = {'step': {k: step.get(k) for k in (
-                      'interface', 'step', 'priority', 'args',
-                      'abortable')},
-                  'node': node_for_agent(task),
-                  'ports': ports_for_agent(task)}
-        params['%s_version' % kind] = node.driver_internal_info.get(
-            VERSIONS) or {}
-        name = '%s.execute_%s_step' % (kind, kind)
+        name, params = step_command(task, kind, step)
         return self.run_command(task, kind, name, params)
 
     def run_command(self, task, kind: str, name: str, params: dict
                     ) -> str | None:
         """Start an agent command for the current step: None when it
         already ended well, the wait state while it runs."""
-        record = agent_client.Client(task.node, task.conductor.conf).run(
-            name, params, wait=False)
-        if record['command_status'] == agent_client.FAILED:
-            raise exception.AgentError(node=task.node.uuid, command=name,
-                                       error=agent_client.error_of(record))
-        if record['command_status'] == agent_client.SUCCEEDED:
-            return None
-        task.node.driver_internal_info[COMMAND] = {
-            'id': record['id'], 'name': name}
-        return states.STEP_WAIT_STATES[kind]
+        record = start_command(task, name, params)
+        return None if record is not None else states.STEP_WAIT_STATES[kind]
 
     # ---- waiting ----
     def poll_step(self, task, step):
         """The agent command of this step: True when it ended well,
         raises AgentError when it failed, False while it runs."""
-        cmd = task.node.driver_internal_info.get(COMMAND)
-        if not cmd:
-            return False
-        record = agent_client.Client(task.node, task.conductor.conf
-                                     ).status(cmd['id'], cmd['name'])
-        status = record['command_status']
-        if status == agent_client.RUNNING:
-            return False
-        if status == agent_client.FAILED:
-            raise exception.AgentError(
-                node=task.node.uuid, command=cmd['name'],
-                error=agent_client.error_of(record))
-        return True
+        return poll_command(task) is not None
 
     def heartbeat(self, task, callback_url, agent_version):
         node = task.node
@@ -320,7 +373,12 @@ class AgentBase(base.DeployInterface):
             task.resume_steps()     # a reserved wait: until a heartbeat
             return
         if step.get('interface') != self.interface_type:
-            return      # another interface's step: not ours to resume
+            # another interface's step: not ours to resume, but the
+            # agent may be running it (the agent RAID interface's)
+            if info.get(COMMAND) and step.get('interface') in \
+                    AGENT_INTERFACES:
+                task.poll_step_soon()
+            return
         if self.agent_booted(task, step):
             task.resume_steps()
             return
@@ -557,9 +615,24 @@ class DirectDeploy(AgentBase):
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
         """Make the node boot from its disk (with Secure Boot on when
-        the instance asks for it)."""
+        the instance asks for it).  On software RAID the agent then
+        sets up the boot loader, as in Ironic: the image went onto the
+        md device, which no firmware boots from (UEFI: the image's ESP
+        copied onto an ESP mirrored on every holder disk, one boot entry
+        each)."""
         boot_modes.set_secure_boot(task, True)
         task.driver.boot.prepare_instance(task)
+        if not raid_config.names_software(task.node):
+            return None
+        ii = task.node.instance_info or {}
+        params = {'root_uuid': ii.get('image_rootfs_uuid'),
+                  'efi_system_part_uuid': None,
+                  'prep_boot_part_uuid': None,
+                  'target_boot_mode': boot_modes.for_task(task)}
+        LOG.info('Node %s: software RAID: the agent installs the boot '
+                 'loader (%s)', task.node.uuid, params['target_boot_mode'])
+        return self.run_command(task, 'deploy', 'image.install_bootloader',
+                                params)
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):

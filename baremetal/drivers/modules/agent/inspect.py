@@ -4,17 +4,15 @@ The node boots the agent ramdisk with ``ipa-inspection-callback-url``
 pointing at ``/v1/continue_inspection`` (API 1.84); ironic-python-agent
 collects the machine's inventory and posts it there.  The conductor
 stores it (``GET /v1/nodes/{node}/inventory``), sets the scheduling
-properties from it, adds a port for every NIC it does not know yet and
-powers the node off.
+properties from it, adds a port for every NIC it does not know yet (PXE
+enabled on the NIC the machine booted from only, when the agent says
+which: the ``BOOTIF`` it was given) and powers the node off.
 """
-
-import uuid as uuidlib
 
 from oslo_log import log
 
 from baremetal.common import inventory as inventory_mod
 from baremetal.common import states
-from baremetal.db import api as db
 from baremetal.drivers import base
 from baremetal.drivers.modules import ramdisk_boot
 from baremetal.drivers.modules.agent import deploy as agent_deploy
@@ -46,16 +44,25 @@ class AgentInspect(base.InspectInterface):
                             plugin_data: dict) -> None:
         """The agent's inventory arrived: keep it, learn from it."""
         node = task.node
-        now = db.utcnow()
         inventory_store.store(node.id, inventory, plugin_data)
         node.properties.update(inventory_mod.properties_from(inventory))
-        known = {p.address for p in task.ports}
+        # PXE stays enabled on the NIC the machine booted from only,
+        # when the agent knows which (as Ironic's inspection does); on
+        # every NIC when it does not
+        booted = inventory_mod.boot_mac(inventory)
+        known = {p.address.lower(): p for p in task.ports}
         for mac in inventory_mod.macs_of(inventory):
-            if mac not in known:
-                db.create(db.PORTS, {
-                    'uuid': str(uuidlib.uuid4()), 'address': mac,
-                    'node_id': node.id, 'pxe_enabled': True,
-                    'created_at': now})
-                LOG.info('Node %s: inspection found NIC %s, port added',
-                         node.uuid, mac)
+            pxe = booted is None or mac == booted
+            port = known.get(mac)
+            if port is None:
+                task.create_port(mac, pxe_enabled=pxe)
+                LOG.info('Node %s: inspection found NIC %s, port added '
+                         '(PXE %s)', node.uuid, mac,
+                         'enabled' if pxe else 'disabled')
+            elif booted is not None and bool(port.pxe_enabled) != pxe:
+                port.pxe_enabled = pxe
+                port.save()
+                LOG.info('Node %s: port %s PXE %s (the machine booted '
+                         'from %s)', node.uuid, mac,
+                         'enabled' if pxe else 'disabled', booted)
         agent_deploy.shut_down_agent(task)
