@@ -35,8 +35,13 @@ LIBVIRT_URI = 'qemu:///system'
 LIBVIRT_SOCK = '/run/libvirt/libvirt-sock'
 AGENT_PORT = 9999          # ironic-python-agent's default listen port
 GIB = 1024 ** 3
-# every VM test module: pytestmark = bed.MARKS
+# every VM test module: pytestmark = bed.MARKS or bed.MARKS_B.  Each
+# xdist group runs on one worker, one machine at a time; the two groups
+# run side by side on the two workers of the suite (tools/run-tests),
+# sharing one libvirtd (shared_libvirtd).  Balance them by their times
+# (doc/source/contributor/testing.rst).
 MARKS = [pytest.mark.vm, pytest.mark.xdist_group('vm')]
+MARKS_B = [pytest.mark.vm, pytest.mark.xdist_group('vm-b')]
 
 
 def why_not() -> str | None:
@@ -104,9 +109,15 @@ def timeout_factor() -> float:
 def ramdisk() -> tuple[str, str]:
     """(kernel, initramfs) of the agent ramdisk, built once per machine
     (``tools/build-ramdisk`` caches it by its inputs)."""
-    out = subprocess.run([os.path.join(ROOT, 'tools', 'build-ramdisk')],
-                         capture_output=True, text=True,
-                         env=dict(os.environ, PYTHON=sys.executable))
+    import fcntl
+    # both workers' VM groups ask at once: one builds, the other waits
+    # and finds it cached
+    with open('/tmp/baremetal-vm-ramdisk.lock', 'a+') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        out = subprocess.run(
+            [os.path.join(ROOT, 'tools', 'build-ramdisk')],
+            capture_output=True, text=True,
+            env=dict(os.environ, PYTHON=sys.executable))
     if out.returncode != 0:
         raise RuntimeError('tools/build-ramdisk failed:\n%s'
                            % out.stderr[-4000:])
@@ -481,33 +492,43 @@ class RedfishBMC:
                 self.proc.wait()
 
 
-LOCK_PATH = '/tmp/baremetal-vm-bed.lock'
+USERS_PATH = '/tmp/baremetal-vm-libvirtd.users'
+START_PATH = '/tmp/baremetal-vm-libvirtd.start'
 
 
 @contextlib.contextmanager
-def machine_lock():
-    """One VM test run on this machine at a time: test runs share the
-    system libvirtd, and the run that started it stops it at its end,
-    with every machine of a run that was still using it.  A second run
-    (another checkout's tests) waits here until the first has finished.
-    The kernel drops the lock when its holder exits, however it exits."""
+def shared_libvirtd(tmp):
+    """libvirtd for this process's VM tests, shared with every other
+    test process using VMs (the other pytest worker of this run, which
+    runs the second group of VM tests, or another checkout's run).
+
+    Each user holds a shared flock on USERS_PATH while it uses libvirtd;
+    a process finding none running starts one (one at a time, under
+    START_PATH).  The process that started it stops it at its end, once
+    it is the last user: it waits for an exclusive flock, which the
+    kernel grants when every other user has let go (however it ended).
+    A user arriving meanwhile waits for the stop, then starts its own."""
     import fcntl
-    f = open(LOCK_PATH, 'a+')
+    users = open(USERS_PATH, 'a+')
     try:
+        fcntl.flock(users, fcntl.LOCK_SH)
+        with open(START_PATH, 'a+') as start:
+            fcntl.flock(start, fcntl.LOCK_EX)
+            daemon = Libvirt(tmp).start()
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.seek(0)
-            print('VM test bed: another VM test run (%s) holds %s; '
-                  'waiting for it to finish' % (f.read().strip() or '?',
-                                                LOCK_PATH), flush=True)
-            fcntl.flock(f, fcntl.LOCK_EX)
-        f.truncate(0)
-        f.write('pid %d, %s' % (os.getpid(), os.getcwd()))
-        f.flush()
-        yield
+            yield daemon
+        finally:
+            if daemon.procs:
+                try:
+                    fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    print('VM test bed: waiting for the other users of '
+                          'libvirtd to finish before stopping it',
+                          flush=True)
+                    fcntl.flock(users, fcntl.LOCK_EX)
+                daemon.stop()
     finally:
-        f.close()
+        users.close()
 
 
 def tmpdir() -> str:

@@ -1,9 +1,11 @@
 """Fixtures of the VM test bed (see tests/vm/bed.py).
 
-Every test module here sets ``pytestmark = bed.MARKS``: the ``vm``
-marker and the xdist group ``vm``, so that one pytest worker runs them
-one after the other (one libvirtd, one machine at a time) while the
-other worker runs the rest of the suite.
+Every test module here sets ``pytestmark = bed.MARKS`` or
+``bed.MARKS_B``: the ``vm`` marker and the xdist group ``vm`` or
+``vm-b``, so that each group runs on one pytest worker, one machine at
+a time, the two groups side by side, sharing one libvirtd
+(``bed.shared_libvirtd``); the rest of the suite fills the workers as
+they free up.
 They skip with the reason where the bed cannot run (not root, QEMU or
 libvirt missing); with CI=true or BAREMETAL_REQUIRE_VM=1 that is a
 failure instead.
@@ -40,13 +42,9 @@ def vm_host(tmp_path_factory):
     ramdisk = bed.ramdisk()
     print('VM test bed: ramdisk ready in %.0f s' % (
         time.monotonic() - started))
-    with bed.machine_lock():
-        tmp = bed.tmpdir()
-        daemon = bed.Libvirt(tmp).start()
-        try:
-            yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
-        finally:
-            daemon.stop()
+    tmp = bed.tmpdir()
+    with bed.shared_libvirtd(tmp):
+        yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
 
 
 def _linked(paths, where: str) -> tuple[str, str]:

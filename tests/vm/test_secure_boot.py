@@ -18,7 +18,7 @@ from tests.vm import bed
 from tests.vm import image
 from tests.vm import test_deploy
 
-pytestmark = bed.MARKS
+pytestmark = bed.MARKS_B
 SECURE = 'secureboot: Secure boot enabled'     # the kernel, at boot
 
 

@@ -41,7 +41,7 @@ from tests.vm import bed
 from tests.vm import image
 from tests.vm import test_deploy
 
-pytestmark = bed.MARKS
+pytestmark = bed.MARKS_B
 
 RAID1_MAX = {'logical_disks': [
     {'size_gb': 'MAX', 'raid_level': '1', 'controller': 'software',

@@ -16,7 +16,7 @@ from tests.vm import image
 from tests.vm import test_agent_cleaning
 from tests.vm import test_deploy
 
-pytestmark = bed.MARKS
+pytestmark = bed.MARKS_B
 GRUB_MENU = "Booting `baremetal'"       # GRUB, from the ISO's menu
 
 
