@@ -165,9 +165,12 @@ def _sync_node(conductor, row, error=None):
     try:
         with task_manager.acquire(conductor, row['id'], shared=True,
                                   purpose='power sync') as task:
-            if task.node.maintenance or task.node.provision_state == \
-                    states.ENROLL:
-                return bmc_lanes.SKIPPED, None   # changed while queued
+            node = task.node
+            if node.maintenance or node.reservation or \
+                    node.provision_state == states.ENROLL:
+                # changed while queued; a task that holds the node talks
+                # to its BMC itself, and is not to meet a second request
+                return bmc_lanes.SKIPPED, None
             failed = power.sync_one(task, conductor.power_failures,
                                     conf.power_state_sync_max_retries,
                                     error=error)
