@@ -198,8 +198,10 @@ class RedfishFleet:
                 body = json.loads(raw) if raw else {}
                 if sid is not None and sid not in block:
                     return self._send(404, _error('no such system'))
-                route = (method, tuple('{}' if p == sid and i == 1 else p
-                                       for i, p in enumerate(parts)))
+                session = parts[:2] == ['SessionService', 'Sessions']
+                route = (method, tuple(
+                    '{}' if (p == sid and i == 1) or (session and i == 2)
+                    else p for i, p in enumerate(parts)))
                 fn = ROUTES.get(route)
                 with fleet.lock:
                     name = '%s /%s' % (method, '/'.join(route[1]))
