@@ -133,8 +133,10 @@ def test_one_request_at_a_time_per_bmc_and_one_get_per_node_per_sync(
     w.close()
     for bmc in GOOD:
         port, systems = fleet.bmcs[bmc]
-        # read once per round: never twice (power, then health)
-        assert all(3 <= n <= 5 for n in w.gets_of(bmc)), (
+        # read once per round (a round may end before a chassis got to
+        # its last node, which then waits for the next): never twice
+        # (power, then health: 8)
+        assert all(2 <= n <= 5 for n in w.gets_of(bmc)), (
             bmc, w.gets_of(bmc))
         # and nothing else was asked of the BMC
         assert w.port_delta[port] == sum(w.gets_of(bmc)), (
@@ -158,13 +160,15 @@ def test_a_slow_bmc_delays_only_its_own_nodes(server, fleet, nodes):
         w.close()
     finally:
         fleet.set_bmc(port)
-    # every other node was read at every round ...
-    for bmc in GOOD:
-        assert min(w.gets_of(bmc)) >= 5, (bmc, w.gets_of(bmc))
+    # every other node was read at (nearly) every round ...
+    good = min(min(w.gets_of(bmc)) for bmc in GOOD)
+    assert good >= 4, {bmc: w.gets_of(bmc) for bmc in GOOD}
     # ... while the slow BMC answered one request per 2.5 s, one at a
-    # time (a round waits for it no longer than the interval)
+    # time: its two nodes together were read less often than any other
+    # node (a round waited for it no longer than the interval; when
+    # rounds waited for every node, each was read as often as the rest)
     slow = sum(w.gets_of(SLOW))
-    assert 1 <= slow <= 4, w.gets_of(SLOW)
+    assert 1 <= slow < good, (w.gets_of(SLOW), good)
     assert w.max_busy[port] == 1
 
 
