@@ -7,7 +7,8 @@ it means on real hardware), each BMC holding a block of systems.  All
 ports are watched by one selector thread; each accepted connection gets
 a thread (keep-alive, as sushy's ``requests`` session expects).  Every
 request waits a latency drawn from a range and fails with a 503 at a
-settable rate.  It serves what the ``redfish`` power and management
+settable rate (for the whole fleet, or for one BMC with
+``set_bmc``).  It serves what the ``redfish`` power and management
 interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
 PATCH of Boot), its Reset action and its SecureBoot resource.
@@ -61,7 +62,7 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 class RedfishFleet:
-    def __init__(self, systems: int, per_bmc: int = 1,
+    def __init__(self, systems: int, per_bmc: int | list[int] = 1,
                  latency_ms=(0.0, 0.0), error_rate: float = 0.0,
                  on_power=None) -> None:
         self.latency = latency_ms
@@ -76,14 +77,23 @@ class RedfishFleet:
         self.injected = 0
         self.busy: dict[int, int] = {}       # port -> requests in flight
         self.max_busy: dict[int, int] = {}
+        self.by_port: dict[int, int] = {}    # port -> requests
+        self.faults: dict[int, dict] = {}    # port -> latency/error rate
         self.bmcs: list[tuple[int, list[str]]] = []
         self._servers = []
         self._sel = selectors.DefaultSelector()
         self._stop = threading.Event()
         handler = self._handler()
         ids = ['sys-%05d' % i for i in range(systems)]
-        for first in range(0, systems, per_bmc):
-            block = ids[first:first + per_bmc]
+        # a block size for every BMC, or one for all
+        sizes = list(per_bmc) if isinstance(per_bmc, (list, tuple)) else \
+            [per_bmc] * -(-systems // per_bmc)
+        first = 0
+        for size in sizes:
+            block = ids[first:first + size]
+            first += size
+            if not block:
+                break
             srv = _Server((BMC_HOST, 0), handler)
             srv.fleet_systems = block
             port = srv.server_address[1]
@@ -98,6 +108,18 @@ class RedfishFleet:
                 self.gets[sid] = []
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
+
+    def set_bmc(self, port: int, latency_ms=None,
+                error_rate: float | None = None) -> None:
+        """This BMC's own latency range and error rate (None: the
+        fleet's)."""
+        with self.lock:
+            self.faults[port] = {'latency': latency_ms,
+                                 'error_rate': error_rate}
+
+    def _fault(self, port: int, what: str):
+        value = self.faults.get(port, {}).get(what)
+        return value if value is not None else getattr(self, what)
 
     def address(self, sid: str) -> str:
         return 'http://%s:%d' % (BMC_HOST, self.systems[sid]['port'])
@@ -143,19 +165,22 @@ class RedfishFleet:
                 raw = self.rfile.read(length) if length else b''
                 port = self.server.server_address[1]
                 with fleet.lock:
+                    fleet.by_port[port] = fleet.by_port.get(port, 0) + 1
+                    latency = fleet._fault(port, 'latency')
+                    error_rate = fleet._fault(port, 'error_rate')
                     fleet.busy[port] = fleet.busy.get(port, 0) + 1
                     fleet.max_busy[port] = max(fleet.max_busy.get(port, 0),
                                                fleet.busy[port])
                 try:
-                    lo, hi = fleet.latency
+                    lo, hi = latency
                     if hi > 0:
                         time.sleep(random.uniform(lo, hi) / 1000.0)
-                    self._answer(method, raw)
+                    self._answer(method, raw, error_rate)
                 finally:
                     with fleet.lock:
                         fleet.busy[port] -= 1
 
-            def _answer(self, method, raw):
+            def _answer(self, method, raw, error_rate):
                 path = urllib.parse.urlsplit(self.path).path.rstrip('/')
                 parts = path.split('/')[3:]     # after /redfish/v1
                 block = self.server.fleet_systems
@@ -166,15 +191,17 @@ class RedfishFleet:
                     fleet.counts[key] += 1
                     if sid in block and len(parts) == 2 and method == 'GET':
                         fleet.gets[sid].append(time.monotonic())
-                if fleet.error_rate and random.random() < fleet.error_rate:
+                if error_rate and random.random() < error_rate:
                     with fleet.lock:
                         fleet.injected += 1
                     return self._send(503, _error('injected failure'))
                 body = json.loads(raw) if raw else {}
                 if sid is not None and sid not in block:
                     return self._send(404, _error('no such system'))
-                route = (method, tuple('{}' if p == sid and i == 1 else p
-                                       for i, p in enumerate(parts)))
+                session = parts[:2] == ['SessionService', 'Sessions']
+                route = (method, tuple(
+                    '{}' if (p == sid and i == 1) or (session and i == 2)
+                    else p for i, p in enumerate(parts)))
                 fn = ROUTES.get(route)
                 with fleet.lock:
                     name = '%s /%s' % (method, '/'.join(route[1]))

@@ -296,6 +296,9 @@ class HardwareError(BaremetalException):
     """A BMC or device failed; the conductor turns it into last_error."""
 
     _msg_fmt = '%(reason)s'
+    # the BMC itself is unreachable, silent or failing (not just this
+    # request): the power sync backs off from it
+    bmc_unavailable = False
 
 
 class IPMIFailure(HardwareError):
@@ -308,6 +311,12 @@ class RedfishError(HardwareError):
 
 class RedfishConnectionError(RedfishError):
     _msg_fmt = 'Redfish connection failed for node %(node)s: %(error)s'
+    bmc_unavailable = True
+
+
+class RedfishServerError(RedfishError):
+    """The BMC answered with a server error (5xx)."""
+    bmc_unavailable = True
 
 
 class RedfishSubscriptionNotFound(NotFound):
@@ -317,6 +326,7 @@ class RedfishSubscriptionNotFound(NotFound):
 
 class BMCConnectionError(HardwareError):
     _msg_fmt = 'Cannot reach the BMC of node %(node)s: %(error)s'
+    bmc_unavailable = True
 
 
 class StepConflict(BaremetalException):

@@ -6,18 +6,19 @@ nodes another task holds, and never blocks on a busy node.
 
 import datetime
 
-import sqlalchemy as sa
 from futurist import periodics
 from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import states
+from baremetal.conductor import bmc_lanes
 from baremetal.conductor import power
 from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
 from baremetal.db import events as db_events
+from baremetal.db import power_sync as db_power_sync
 
 LOG = log.getLogger(__name__)
 
@@ -117,39 +118,72 @@ def poll_async_steps(conductor) -> None:
             return
 
 
-def sync_power_states(conductor) -> None:
-    """Record every (non-maintenance) node's actual power state.
+def sync_power_states(conductor) -> dict:
+    """Record every (non-maintenance) node's actual power state, one
+    request at a time per BMC (conductor/bmc_lanes.py).
 
     Left out, as the retirement spec asks: retired nodes at rest in
     ``manageable``, whose BMCs may be unplugged any day; an operator's
     power request still reaches them, and a retired node that still
     serves an instance or is being cleaned keeps being watched."""
     conf = conductor.conf.conductor
-    cols = ('id', 'uuid', 'driver', 'conductor_group', 'provision_state',
-            'reservation', 'maintenance')
-    n = db.NODES.c
-    with db.reader() as conn:
-        rows = [dict(r) for r in conn.execute(
-            sa.select(*[n[c] for c in cols]).where(
-                n.maintenance.is_(False), n.reservation.is_(None),
-                sa.or_(n.retired.is_not(True),
-                       n.provision_state != states.MANAGEABLE))
-        ).mappings()]
-    mine = [r for r in _mine(conductor, rows)
-            if r['provision_state'] not in (states.ENROLL,)]
+    mine = list(_mine(conductor, db_power_sync.candidates()))
+    items = [(_bmc_key(conductor, row), row['id'], row) for row in mine]
+    lanes = conductor.power_lanes
+    stats = lanes.run_round(
+        items, lambda row: _sync_node(conductor, row),
+        lambda row, error: _sync_node(conductor, row, error),
+        timeout=0.9 * conf.sync_power_state_interval
+        if conf.sync_power_state_interval > 0 else None)
+    lanes.forget_idle({key for key, _, _ in items})
+    if stats['backing_off'] or stats['unfinished']:
+        LOG.info('Power sync: %(queued)d nodes queued, %(backing_off)d '
+                 'left alone (their BMC erred lately), %(unfinished)d '
+                 'BMCs still busy with %(carried)d nodes from earlier '
+                 'rounds', stats)
+    return stats
 
-    def one(row):
-        try:
-            with task_manager.acquire(conductor, row['id'], shared=True,
-                                      purpose='power sync') as task:
-                power.sync_one(task, conductor.power_failures,
-                               conf.power_state_sync_max_retries)
-        except (exception.NodeLocked, exception.NodeNotFound):
-            pass
-        except Exception:
-            LOG.exception('Node %s: power sync failed', row['uuid'])
 
-    list(conductor.periodic_pool.map(one, mine))
+def _bmc_key(conductor, row):
+    """The lane of a node: its BMC endpoint, or the node alone."""
+    reg = conductor.registry
+    try:
+        impl = row['power_interface'] or reg.default_interface(
+            row['driver'], 'power')
+        iface = reg.interfaces['power'].get(impl)
+        key = iface.bmc_endpoint(row['driver_info'] or {}) \
+            if iface is not None else None
+    except Exception:       # noqa: BLE001 (an odd node reads on its own)
+        key = None
+    return key if key is not None else ('node', row['id'])
+
+
+def _sync_node(conductor, row, error=None):
+    """One node's read (or, with ``error``, its failure recorded without
+    a read) -> (outcome, error) for the lanes."""
+    conf = conductor.conf.conductor
+    try:
+        with task_manager.acquire(conductor, row['id'], shared=True,
+                                  purpose='power sync') as task:
+            node = task.node
+            if node.maintenance or node.reservation or \
+                    node.provision_state == states.ENROLL:
+                # changed while queued; a task that holds the node talks
+                # to its BMC itself, and is not to meet a second request
+                return bmc_lanes.SKIPPED, None
+            failed = power.sync_one(task, conductor.power_failures,
+                                    conf.power_state_sync_max_retries,
+                                    error=error)
+    except (exception.NodeLocked, exception.NodeNotFound):
+        return bmc_lanes.SKIPPED, None
+    except Exception as e:
+        LOG.exception('Node %s: power sync failed', row['uuid'])
+        return bmc_lanes.FAILED, e
+    if failed is None:
+        return bmc_lanes.OK, None
+    if getattr(failed, 'bmc_unavailable', False):
+        return bmc_lanes.BMC_ERROR, failed
+    return bmc_lanes.FAILED, failed
 
 
 def take_over_dead(conductor) -> None:

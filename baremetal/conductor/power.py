@@ -72,32 +72,32 @@ def target_for(new_state: str) -> str:
     return new_state
 
 
-def sync_one(task, failures: dict, max_retries: int) -> None:
+def sync_one(task, failures: dict, max_retries: int,
+             error: Exception | None = None) -> Exception | None:
     """Read the node's power state; record it; after ``max_retries``
-    failures in a row put the node into maintenance."""
+    failures in a row put the node into maintenance.  Returns the
+    error of a failed read, None when it was read.  With ``error``, no
+    read: the failure is recorded as if the read had raised it (the
+    sync does so for the other nodes of a BMC that just failed).
+
+    The power and the health reads share what the driver read from the
+    BMC (``task.bmc_read_cache``): a Redfish ComputerSystem carries
+    both, one request per node."""
     node = task.node
+    task.bmc_read_cache = {}
     try:
+        if error is not None:
+            raise error
         actual = task.driver.power.get_power_state(task)
     except Exception as e:
-        n = failures.get(node.uuid, 0) + 1
-        failures[node.uuid] = n
-        LOG.warning('Node %s: power state read failed (%d/%d): %s',
-                    node.uuid, n, max_retries, e)
-        if n >= max_retries:
-            task.upgrade_lock()
-            node = task.node
-            node.maintenance = True
-            node.fault = 'power failure'
-            node.maintenance_reason = (
-                'During sync_power_state, max retries exceeded for node '
-                '%s, node state %s does not match expected state. '
-                'Switching node to maintenance mode. Error: %s'
-                % (node.uuid, node.power_state, e))
-            node.power_state = None
-            failures.pop(node.uuid, None)
-        return
-    failures.pop(node.uuid, None)
-    cache_health(task)
+        task.bmc_read_cache = None
+        _count_failure(task, failures, max_retries, e)
+        return e
+    try:
+        failures.pop(node.uuid, None)
+        cache_health(task)
+    finally:
+        task.bmc_read_cache = None
     node = task.node
     if actual != node.power_state:
         LOG.info('Node %s: power state is %s (database said %s); '
@@ -109,6 +109,28 @@ def sync_one(task, failures: dict, max_retries: int) -> None:
         # the machine (re)started or stopped outside our control: its
         # boot mode may have changed too (API 1.75)
         boot_modes.record(task)
+    return None
+
+
+def _count_failure(task, failures: dict, max_retries: int,
+                   e: Exception) -> None:
+    node = task.node
+    n = failures.get(node.uuid, 0) + 1
+    failures[node.uuid] = n
+    LOG.warning('Node %s: power state read failed (%d/%d): %s',
+                node.uuid, n, max_retries, e)
+    if n >= max_retries:
+        task.upgrade_lock()
+        node = task.node
+        node.maintenance = True
+        node.fault = 'power failure'
+        node.maintenance_reason = (
+            'During sync_power_state, max retries exceeded for node '
+            '%s, node state %s does not match expected state. '
+            'Switching node to maintenance mode. Error: %s'
+            % (node.uuid, node.power_state, e))
+        node.power_state = None
+        failures.pop(node.uuid, None)
 
 
 def cache_health(task) -> None:

@@ -6,6 +6,7 @@ import futurist
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.conductor import bmc_lanes
 from baremetal.conductor import hash_ring
 from baremetal.conductor import manager
 from baremetal.conductor import periodics
@@ -38,6 +39,10 @@ class Conductor:
         self.manager = manager.ConductorManager(self)
         self.step_poller = step_polling.StepPoller(self)
         self.power_failures: dict[str, int] = {}
+        c = conf.conductor
+        self.power_lanes = bmc_lanes.Lanes(
+            c.sync_power_state_workers,
+            c.power_sync_max_backoff // max(1, c.sync_power_state_interval))
         self.first_takeover = True
         self._periodic_worker = None
         self._periodic_thread: threading.Thread | None = None
@@ -101,6 +106,7 @@ class Conductor:
         self.periodic_pool.shutdown(wait=False)
         if self.sensors is not None:
             self.sensors.stop()
+        self.power_lanes.shutdown()
 
     @staticmethod
     def wait_kind(state: str) -> step_runner.StepKind | None:

@@ -63,6 +63,10 @@ class TaskManager:
         self._ports: list | None = None
         self.released = False
         self.state_before: dict | None = None
+        # None, or a dict in which driver interfaces keep what they read
+        # from the BMC for the rest of a read-only step of this task (the
+        # power sync: its power and health reads are one request)
+        self.bmc_read_cache: dict | None = None
         try:
             self.driver = conductor.registry.driver_for(self.node)
         except Exception:

@@ -16,7 +16,19 @@ opts = [
                help='Failed power reads in a row before a node is put '
                     'into maintenance.'),
     cfg.IntOpt('sync_power_state_workers', default=8, min=1,
-               help='Power reads the sync runs at once.'),
+               help='Power reads the sync runs at once (all BMCs '
+                    'together); each BMC is sent one request at a '
+                    'time.'),
+    cfg.IntOpt('power_sync_max_backoff', default=600, min=0,
+               help='Longest time, in seconds, the power sync leaves a '
+                    'BMC alone after it failed (could not be reached, '
+                    'timed out or answered with a server error): it '
+                    'sits out 0, 1, 3, 7, ... sync intervals after its '
+                    '1st, 2nd, 3rd, 4th, ... failure in a row, at most '
+                    'this long; one successful read resets it. Its '
+                    'nodes still go into maintenance after '
+                    'power_state_sync_max_retries failed syncs. 0 '
+                    'disables the back-off.'),
     cfg.IntOpt('power_state_change_timeout', default=60, min=1,
                help='Seconds to wait for a node to reach the power state '
                     'it was asked for before the change counts as '

@@ -9,6 +9,7 @@ interface is mechanical.  See doc/source/contributor/drivers.rst.
 import abc
 import dataclasses
 import inspect
+from collections.abc import Hashable
 from typing import Any
 
 from baremetal.common import exception
@@ -244,6 +245,13 @@ class PowerInterface(BaseInterface):
 
     def get_supported_power_states(self, task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
+
+    def bmc_endpoint(self, driver_info: dict) -> Hashable | None:
+        """What names the BMC a node with this ``driver_info`` talks to
+        (protocol, address, port), for the power sync to send one
+        request at a time to each; None when nodes share no BMC (each
+        is read on its own) or the driver_info does not say."""
+        return None
 
 
 class ManagementInterface(BaseInterface):

@@ -36,3 +36,29 @@ def test_no_power_change_no_bmc_read_and_unknown_mode_kept():
     task = _task(states.POWER_ON, None)
     power.sync_one(task, {}, 3)
     assert task.node.boot_mode == 'uefi'
+
+
+def test_a_failure_recorded_without_a_read_counts_as_ironic_counts():
+    # the sync records the error of the BMC's failed read for the other
+    # nodes of that BMC, without asking it: max_retries of them in a row
+    # put the node into maintenance
+    reads = []
+    task = _task(states.POWER_ON, None)
+    task.driver.power.get_power_state = lambda t: reads.append(1)
+    failures = {}
+    err = RuntimeError('the BMC at x answered 503')
+    assert power.sync_one(task, failures, 3, error=err) is err
+    assert power.sync_one(task, failures, 3, error=err) is err
+    assert failures == {'n1': 2} and not getattr(task.node, 'maintenance',
+                                                 False)
+    power.sync_one(task, failures, 3, error=err)
+    assert reads == [] and failures == {}
+    assert task.node.maintenance and task.node.fault == 'power failure'
+    assert 'answered 503' in task.node.maintenance_reason
+
+
+def test_a_read_resets_the_failures_and_the_read_cache_is_dropped():
+    task = _task(states.POWER_OFF, None)
+    failures = {'n1': 2}
+    assert power.sync_one(task, failures, 3) is None
+    assert failures == {} and task.bmc_read_cache is None

@@ -117,3 +117,15 @@ def test_masking_matches_oslo_utils(info):
     want = strutils.mask_dict_password(info, node_view.MASK)
     for _ in range(3):
         assert node_view.mask_secrets(info) == want
+
+
+@pytest.mark.parametrize('info, key', [
+    ({'ipmi_address': '10.0.0.5'}, ('ipmi', '10.0.0.5', 623)),
+    ({'ipmi_address': 'BMC-1', 'ipmi_port': '6230'},
+     ('ipmi', 'bmc-1', 6230)),
+    ({'ipmi_address': ''}, None), ({}, None),
+    ({'ipmi_address': 'h', 'ipmi_port': 'x'}, None),
+])
+def test_the_ipmi_bmc_endpoint_of_a_node(info, key):
+    from baremetal.drivers.modules.ipmi import client as ipmi_client
+    assert ipmi_client.endpoint(info) == key

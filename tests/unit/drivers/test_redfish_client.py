@@ -159,3 +159,72 @@ def test_on_reset_only_when_the_collection_offers_nothing_else(values,
             mapped_supported_values=mapped))
     got = client.on_reset_apply_time(collection)
     assert getattr(got, 'value', got) == wanted
+
+
+def _fleet(**kw):
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), '..', '..', '..',
+                        'tools', 'fleet_doubles.py')
+    spec = importlib.util.spec_from_file_location('fleet_doubles', path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.RedfishFleet(1, **kw)
+
+
+def test_a_bmc_answering_server_errors_is_unavailable(conf):
+    fleet = _fleet(error_rate=1.0)
+    try:
+        node = _node(fleet.address('sys-00000'))
+        node.driver_info['redfish_system_id'] = 'sys-00000'
+        with pytest.raises(exception.RedfishServerError) as e:
+            client.get_system(node, conf)
+        assert e.value.bmc_unavailable
+        assert fleet.address('sys-00000') in str(e.value)
+    finally:
+        fleet.stop()
+
+
+def test_the_power_and_health_reads_of_a_sync_are_one_get(conf):
+    from baremetal.drivers.modules.redfish import management
+    from baremetal.drivers.modules.redfish import power
+    fleet = _fleet()
+    try:
+        node = _node(fleet.address('sys-00000'))
+        node.driver_info['redfish_system_id'] = 'sys-00000'
+        task = types.SimpleNamespace(
+            node=node, conductor=types.SimpleNamespace(conf=conf),
+            bmc_read_cache=None)
+        pw, mgmt = power.RedfishPower(), management.RedfishManagement()
+        pw.get_power_state(task)
+        before = len(fleet.gets['sys-00000'])
+        # outside the sync: each read asks the BMC
+        assert (pw.get_power_state(task), mgmt.get_node_health(task)) == \
+            ('power off', 'OK')
+        assert len(fleet.gets['sys-00000']) == before + 2
+        # in the sync (task.bmc_read_cache set): one GET for both
+        task.bmc_read_cache = {}
+        assert (pw.get_power_state(task), mgmt.get_node_health(task)) == \
+            ('power off', 'OK')
+        assert len(fleet.gets['sys-00000']) == before + 3
+    finally:
+        fleet.stop()
+
+
+@pytest.mark.parametrize('address, key', [
+    ('http://10.0.0.1:8000', ('redfish', 'http', '10.0.0.1', 8000)),
+    ('HTTPS://Bmc.Example:443/', ('redfish', 'https', 'bmc.example', 443)),
+    ('bmc.example', ('redfish', 'https', 'bmc.example', 443)),
+    ('http://[fd00::1]', ('redfish', 'http', 'fd00::1', 80)),
+    ('http://h:notaport', None), ('', None), (None, None), (7, None),
+])
+def test_the_bmc_endpoint_of_a_node(address, key):
+    assert client.endpoint({'redfish_address': address}) == key
+
+
+def test_systems_behind_one_address_share_their_bmc():
+    a = client.endpoint({'redfish_address': 'http://h:8000',
+                         'redfish_system_id': '/redfish/v1/Systems/1'})
+    b = client.endpoint({'redfish_address': 'http://h:8000/',
+                         'redfish_system_id': '/redfish/v1/Systems/2'})
+    assert a == b

@@ -89,6 +89,18 @@ def parse(node, conf) -> Info:
                 kg=kg.encode() if kg else None)
 
 
+def endpoint(driver_info: dict) -> tuple | None:
+    """The BMC a node's driver_info names: ('ipmi', address, port)."""
+    address = (driver_info or {}).get('ipmi_address')
+    if not isinstance(address, str) or not address.strip():
+        return None
+    try:
+        port = int((driver_info or {}).get('ipmi_port') or 623)
+    except (TypeError, ValueError):
+        return None
+    return ('ipmi', address.strip().lower(), port)
+
+
 class _Gate:
     """Serialises the commands to one BMC and spaces them."""
 

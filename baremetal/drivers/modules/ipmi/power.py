@@ -30,6 +30,9 @@ class IPMIPower(client.Interface, base.PowerInterface):
         raw = self._bmc(task).call('get power state', _power)
         return _STATES.get(raw, states.ERROR)
 
+    def bmc_endpoint(self, driver_info):
+        return client.endpoint(driver_info)
+
     def get_supported_power_states(self, task):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_REBOOT, states.SOFT_POWER_OFF]

@@ -82,6 +82,25 @@ def parse(node, conf) -> Info:
                                      conf.redfish.auth_type))
 
 
+def endpoint(driver_info: dict) -> tuple | None:
+    """The BMC a node's ``redfish_address`` names: ('redfish', scheme,
+    host, port), whatever system behind it; None when it is unusable."""
+    address = (driver_info or {}).get('redfish_address')
+    if not isinstance(address, str) or not address.strip():
+        return None
+    address = address.strip()
+    if '://' not in address:
+        address = 'https://' + address
+    try:
+        u = urllib.parse.urlsplit(address)
+        port = u.port or (443 if u.scheme == 'https' else 80)
+    except ValueError:
+        return None
+    if not u.hostname:
+        return None
+    return ('redfish', u.scheme.lower(), u.hostname.lower(), port)
+
+
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
@@ -147,6 +166,12 @@ def errors(node, info: Info, what: str):
         raise exception.RedfishConnectionError(
             node=node.uuid, error='%s: cannot reach %s: %s'
             % (what, info.address, _short(e))) from None
+    except sx.ServerSideError as e:
+        # the BMC is there but failing or busy (5xx after sushy's
+        # retries): the power sync backs off from it
+        raise exception.RedfishServerError(
+            error='%s on %s: %s' % (what, info.address, _short(e))
+        ) from None
     except sx.SushyError as e:
         raise exception.RedfishError(
             error='%s on %s: %s' % (what, info.address, _short(e))
@@ -196,7 +221,14 @@ class Interface(driver_info.Interface):
     parse = staticmethod(parse)
 
     def _system(self, task):
-        return get_system(task.node, task.conductor.conf)
+        cache = getattr(task, 'bmc_read_cache', None)
+        if cache is None:
+            return get_system(task.node, task.conductor.conf)
+        system = cache.get('redfish_system')
+        if system is None:
+            system = cache['redfish_system'] = get_system(
+                task.node, task.conductor.conf)
+        return system
 
 
 @contextlib.contextmanager

@@ -52,6 +52,9 @@ class RedfishPower(client.Interface, base.PowerInterface):
     def get_power_state(self, task):
         return _state(self._system(task))
 
+    def bmc_endpoint(self, driver_info):
+        return client.endpoint(driver_info)
+
     def get_supported_power_states(self, task):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_REBOOT, states.SOFT_POWER_OFF]
