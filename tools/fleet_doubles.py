@@ -157,6 +157,12 @@ class RedfishFleet:
                 if body is not None:
                     self.send_header('Content-Type', 'application/json')
                 self.send_header('Content-Length', str(len(data)))
+                if self.close_connection:
+                    # sushy asks every request 'Connection: close': say
+                    # it is closing, as HTTP/1.1 wants (else the client
+                    # may send its next request on this connection while
+                    # it closes: 'Remote end closed connection')
+                    self.send_header('Connection', 'close')
                 self.end_headers()
                 self.wfile.write(data)
 
