@@ -8,7 +8,12 @@ what is checked, from the HTTP requests and the serial console.
   ``${platform}`` is ``efi``; the option ROM's iPXE sees only its own
   NIC, so this is net0 too);
 * without one, it ends with ``exit``: the firmware goes on to its next
-  boot entry (OVMF's last is its shell), never ``sanboot``.
+  boot entry (OVMF's last is its shell), never ``sanboot``;
+* before any of that, where firmware loads iPXE over TFTP (no iPXE in
+  the NIC's ROM): OVMF's PXE asks as x86-64 UEFI (option 93 = 7), runs
+  the ``snponly.efi`` it is given, and that iPXE asks DHCP again with
+  option 175, as the iPXE guide's dnsmasq example relies on (this one
+  needs Debian's package ipxe).
 
 Skipped where QEMU, OVMF or the ROM is missing.  About 20-60 s each
 under software emulation."""
@@ -164,3 +169,84 @@ def test_uefi_ipxe_without_a_script_exits_to_the_next_boot_entry(
     console = _text(serial)
     assert 'sanboot' not in console.lower() and \
         'SAN device' not in console, console[-3000:]
+
+
+SNPONLY = '/usr/lib/ipxe/snponly.efi'     # Debian's package ipxe
+
+
+def _dhcp_requests(pcap: bytes) -> list[dict]:
+    """The DHCP options (number -> bytes) of each packet a client sent
+    to a DHCP server (UDP port 67) in a pcap capture of Ethernet
+    frames."""
+    out = []
+    pos = 24                                    # pcap's global header
+    while pos + 16 <= len(pcap):
+        incl = int.from_bytes(pcap[pos + 8:pos + 12], 'little')
+        frame = pcap[pos + 16:pos + 16 + incl]
+        pos += 16 + incl
+        if len(frame) < 14 + 20 or frame[12:14] != b'\x08\x00':
+            continue                            # not IPv4
+        ip = frame[14:]
+        ihl = (ip[0] & 0x0f) * 4
+        if ip[9] != 17:
+            continue                            # not UDP
+        udp = ip[ihl:]
+        if int.from_bytes(udp[2:4], 'big') != 67:
+            continue
+        bootp = udp[8:]
+        if bootp[0] != 1 or bootp[236:240] != b'\x63\x82\x53\x63':
+            continue                            # not a BOOTREQUEST
+        options, i = {}, 240
+        while i < len(bootp) and bootp[i] != 255:
+            if bootp[i] == 0:
+                i += 1
+                continue
+            code, length = bootp[i], bootp[i + 1]
+            options[code] = bootp[i + 2:i + 2 + length]
+            i += 2 + length
+        out.append(options)
+    return out
+
+
+@pytest.mark.skipif(not os.path.exists(SNPONLY),
+                    reason='needs Debian\'s iPXE builds (package ipxe)')
+def test_uefi_firmware_pxe_loads_snponly_efi_which_then_asks_as_ipxe(
+        tmp_path):
+    """The first stage of the iPXE guide's DHCP example, with OVMF's
+    own PXE client (the NIC has no option ROM): the firmware asks with
+    option 93 = 7 (x86-64 UEFI) and without option 175, is given
+    ``snponly.efi`` (QEMU's TFTP server), runs it, and that iPXE asks
+    DHCP again with option 175, the tag the example hands boot.ipxe
+    to.  QEMU's DHCP hands every client the same file, so the chain
+    stops here (the tests/vm ones start at the second stage)."""
+    tftp = tmp_path / 'tftp'
+    tftp.mkdir()
+    shutil.copy(SNPONLY, tftp / 'snponly.efi')
+    vars_fd = tmp_path / 'vars.fd'
+    shutil.copy(OVMF_VARS, vars_fd)
+    serial, pcap = tmp_path / 'serial.log', tmp_path / 'net.pcap'
+    proc = subprocess.Popen([  # noqa: S603 (fixed arguments)
+        QEMU, '-machine', 'q35', '-m', '512', '-display', 'none',
+        '-monitor', 'none', '-serial', 'file:%s' % serial, '-no-reboot',
+        '-drive', 'if=pflash,format=raw,readonly=on,file=%s' % OVMF_CODE,
+        '-drive', 'if=pflash,format=raw,file=%s' % vars_fd,
+        '-netdev', 'user,id=n0,tftp=%s,bootfile=snponly.efi' % tftp,
+        '-object', 'filter-dump,id=d0,netdev=n0,file=%s' % pcap,
+        '-device', 'virtio-net-pci,netdev=n0,mac=%s,romfile=,bootindex=1'
+        % MAC], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def ipxe_asked():
+        return any(175 in r for r in _dhcp_requests(
+            pcap.read_bytes() if pcap.exists() else b''))
+    try:
+        _until(ipxe_asked, proc, serial, 'DHCP request from iPXE')
+    finally:
+        _stop(proc)
+    requests = _dhcp_requests(pcap.read_bytes())
+    firmware = [r for r in requests if 175 not in r]
+    assert firmware, requests
+    # client system architecture 7: EFI x86-64 (RFC 4578, IANA)
+    assert firmware[0].get(93) == b'\x00\x07', firmware[0]
+    assert b'PXEClient:Arch:00007' in firmware[0].get(60, b''), firmware[0]
+    console = _text(serial)
+    assert 'iPXE' in console, console[-3000:]

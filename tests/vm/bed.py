@@ -370,6 +370,26 @@ class Machine:
                                                self.serial_log()[-3000:]))
             time.sleep(0.5)
 
+    NVRAM_DIR = '/var/lib/libvirt/qemu/nvram'
+
+    def nvram(self) -> bytes:
+        """The machine's UEFI variables (libvirt's copy of the OVMF_VARS
+        template, which OVMF writes while it runs): b'' if none."""
+        import xml.etree.ElementTree as ET
+        conn = _conn()
+        try:
+            tree = ET.fromstring(  # noqa: S314  (libvirt's own XML)
+                conn.lookupByUUIDString(self.uuid).XMLDesc(0))
+        finally:
+            conn.close()
+        path = tree.findtext('os/nvram') or os.path.join(
+            self.NVRAM_DIR, '%s_VARS.fd' % self.name)
+        try:
+            with open(path, 'rb') as f:
+                return f.read()
+        except OSError:
+            return b''
+
     def _kill_qemu(self, pid: int | None) -> None:
         """Stop this machine's QEMU by its PID, when libvirt cannot (its
         daemon gone): only the process whose command line names it."""
@@ -400,6 +420,10 @@ class Machine:
                     dom.destroy()
                 # and the machine's copy of the UEFI variables
                 dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_NVRAM)
+            # left by a domain switched to SeaBIOS (tests/vm/ipmi_bmc.py)
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(self.NVRAM_DIR,
+                                       '%s_VARS.fd' % self.name))
             if self._pool is not None:
                 with contextlib.suppress(libvirt.libvirtError):
                     self._pool.destroy()

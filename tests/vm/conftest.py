@@ -291,6 +291,15 @@ def ipmi_bed(vm_host, request):
     yield from _bed(vm_host, request, bed.IPMIBMC, boot_ipxe=True)
 
 
+@pytest.fixture
+def uefi_ipmi_bed(vm_host, request):
+    """As ipmi_bed, the machine's firmware OVMF: the BMC keeps it while
+    the boot device it is sent carries the EFI flag, and the iPXE that
+    network-boots it is the EFI one of QEMU's NIC ROM."""
+    yield from _bed(vm_host, request, bed.IPMIBMC, boot_ipxe=True,
+                    firmware='uefi')
+
+
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -8,7 +8,10 @@ domain; the boot device is the domain's: ``network`` gives the NIC the
 first boot index (QEMU's iPXE, DHCP from QEMU's user-mode network, whose
 boot file is the service's boot.ipxe), ``hd`` leaves only the disk. A
 boot device set "once" is applied to the next start and then undone,
-as a BMC does.
+as a BMC does.  The boot flags' "EFI boot" bit (pyghmi's ``uefiboot``)
+picks the firmware, as sushy-tools' libvirt driver does for Redfish's
+BootSourceOverrideMode: OVMF (its variables kept in the machine's own
+NVRAM file from one boot to the next) when set, SeaBIOS when clear.
 """
 
 import argparse
@@ -69,9 +72,14 @@ class LibvirtBMC(ipmi_server.VirtualBMC):
 
     def _apply_boot_device(self, dom):
         """Rewrite the domain's persistent definition: the NIC's boot
-        index first for network boot, none otherwise."""
+        index first for network boot, none otherwise; the firmware of
+        the boot mode while a boot device is set (without one the
+        machine keeps the firmware it has, as a real one keeps its
+        mode)."""
         tree = ET.fromstring(  # noqa: S314  (libvirt's own XML)
             dom.XMLDesc(libvirt.VIR_DOMAIN_XML_INACTIVE))
+        if self.state['bootdev'] != 'default':
+            _set_firmware(tree.find('os'), bool(self.state.get('uefi')))
         network = self.state['bootdev'] == 'network'
         for arg in tree.iter('{%s}arg' % QEMU_NS):
             value = arg.get('value', '')
@@ -81,6 +89,22 @@ class LibvirtBMC(ipmi_server.VirtualBMC):
                     value += ',bootindex=0'
                 arg.set('value', value)
         dom.connect().defineXML(ET.tostring(tree).decode())
+
+
+def _set_firmware(os_el, uefi: bool) -> None:
+    """OVMF (UEFI, no Secure Boot) or SeaBIOS in a domain's ``<os>``,
+    as sushy-tools writes them; a UEFI loader already there (Secure
+    Boot's) is left alone."""
+    loader = os_el.find('loader')
+    if uefi and loader is None:
+        ET.SubElement(os_el, 'loader', readonly='yes', secure='no',
+                      type='pflash').text = bed.OVMF_CODE
+        ET.SubElement(os_el, 'nvram', template=bed.OVMF_VARS)
+    elif not uefi and loader is not None:
+        os_el.remove(loader)
+        nvram = os_el.find('nvram')
+        if nvram is not None:
+            os_el.remove(nvram)
 
 
 def main(argv=None):

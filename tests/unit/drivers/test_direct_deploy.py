@@ -72,7 +72,13 @@ def test_deploy_writes_the_image_with_a_built_config_drive(api, agent):
     _boot_agent(api, agent, uuid)
     node = api.wait_for(uuid, 'active')
     assert node['power_state'] == 'power on'
-    assert agent.names() == ['standby.prepare_image', 'standby.sync']
+    # UEFI (the default boot mode): the agent adds the image's boot
+    # entry to the firmware's NVRAM before it is shut down
+    assert agent.names() == ['standby.prepare_image',
+                             'image.install_bootloader', 'standby.sync']
+    assert agent.received[1]['params'] == {
+        'root_uuid': None, 'efi_system_part_uuid': None,
+        'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'}
     params = agent.received[0]['params']
     info = params['image_info']
     assert info['urls'] == ['http://127.0.0.1:9/disk.raw']
@@ -222,6 +228,40 @@ def test_a_failed_write_fails_the_deploy_and_deleted_recovers(api, agent):
     _boot_agent(api, agent, uuid)
     node = api.wait_for(uuid, 'available')
     assert node['instance_info'] == {}
+
+
+def test_a_bios_node_gets_no_efi_boot_entry(api, agent):
+    uuid = _available(api, agent,
+                      image_source='http://127.0.0.1:9/disk.raw',
+                      image_checksum=SHA)
+    api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/properties/capabilities',
+         'value': 'boot_mode:bios'}])
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'wait call-back')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'active')
+    assert agent.names() == ['standby.prepare_image', 'standby.sync']
+
+
+def test_an_efi_boot_entry_the_agent_cannot_add_does_not_fail_the_deploy(
+        api, agent, caplog):
+    """As Ironic with whole-disk images: the firmware may still boot
+    the disk's removable-media path; the agent's reason is logged."""
+    uuid = _available(api, agent,
+                      image_source='http://127.0.0.1:9/disk.raw',
+                      image_checksum=SHA)
+    agent.fail = {'image.install_bootloader'}
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'wait call-back')
+    _boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None
+    assert agent.names() == ['standby.prepare_image',
+                             'image.install_bootloader', 'standby.sync']
+    assert any('could not add a UEFI boot entry' in r.getMessage() and
+               'the double was told to fail' in r.getMessage()
+               for r in caplog.records), caplog.text
 
 
 def test_ipxe_publishes_per_mac_scripts_then_boots_the_disk(api, agent,

@@ -121,4 +121,6 @@ def test_provide_cleans_and_deploy_writes_through_the_agent(api, agent,
     api.wait_for(uuid, 'wait call-back')
     _boot_agent(api, agent, uuid)
     api.wait_for(uuid, 'active')
-    assert agent.names() == ['standby.prepare_image', 'standby.sync']
+    # UEFI, the default mode: the image's NVRAM boot entry
+    assert agent.names() == ['standby.prepare_image',
+                             'image.install_bootloader', 'standby.sync']

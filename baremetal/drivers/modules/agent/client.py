@@ -18,6 +18,7 @@ command's record, ``status`` re-reads it until it is no longer RUNNING.
 
 import os
 import threading
+import time
 
 import orjson
 import requests
@@ -178,6 +179,26 @@ class Client:
     def status(self, command_id: str, name: str) -> dict:
         record = self._request('GET', '/v1/commands/%s' % command_id, name)
         _check_record(self.node, name, record, self.token)
+        return record
+
+    def run_to_end(self, name: str, params: dict, timeout: float) -> dict:
+        """An asynchronous command run to its end, for a step that
+        cannot go on without its outcome: sent with ``wait=true`` (the
+        agent answers once it ended), then polled if it still runs, for
+        up to ``timeout`` seconds; its last record (SUCCEEDED or
+        FAILED).  AgentError when it still runs then."""
+        record = self.run(name, params, wait=True)
+        deadline = time.monotonic() + timeout
+        pause = 0.1
+        while record['command_status'] == RUNNING:
+            if time.monotonic() > deadline:
+                raise exception.AgentError(
+                    node=self.node.uuid, command=name,
+                    error='still running after %d seconds' % timeout)
+            time.sleep(pause)
+            pause = min(pause * 2,
+                        self.conf.agent.command_poll_max_interval)
+            record = self.status(record['id'], name)
         return record
 
     def run_sync(self, name: str, params: dict) -> dict:

@@ -619,10 +619,16 @@ class DirectDeploy(AgentBase):
         sets up the boot loader, as in Ironic: the image went onto the
         md device, which no firmware boots from (UEFI: the image's ESP
         copied onto an ESP mirrored on every holder disk, one boot entry
-        each)."""
+        each).  Otherwise, in UEFI mode, the agent adds a boot entry in
+        the firmware's NVRAM for the image's EFI boot loader
+        (set_efi_boot_entry)."""
+        software_raid = raid_config.names_software(task.node)
+        if not software_raid and \
+                boot_modes.for_task(task) == boot_modes.UEFI:
+            set_efi_boot_entry(task)
         boot_modes.set_secure_boot(task, True)
         task.driver.boot.prepare_instance(task)
-        if not raid_config.names_software(task.node):
+        if not software_raid:
             return None
         ii = task.node.instance_info or {}
         params = {'root_uuid': ii.get('image_rootfs_uuid'),
@@ -657,6 +663,44 @@ class DirectDeploy(AgentBase):
         task.driver.boot.clean_up_instance(task)
         _withdraw_image(task)
         return states.DELETED
+
+
+INSTALL_BOOTLOADER = 'image.install_bootloader'
+
+
+def set_efi_boot_entry(task) -> None:
+    """Ask the agent, while it still runs on the node, to add a boot
+    entry for the written image's EFI boot loader to the firmware's
+    NVRAM, first in its boot order, as Ironic does for a whole-disk
+    image in UEFI mode: IPA's ``image.install_bootloader`` without a
+    root partition finds the disk's EFI System Partition and its boot
+    loaders (a shim's BOOTX64.CSV, else EFI/BOOT/BOOTX64.EFI and the
+    like) and runs efibootmgr, labelling the entry ``ironic1``.
+
+    A failure does not fail the deploy (as in Ironic, whole-disk
+    images): the firmware may still boot the disk by its removable-media
+    path (EFI/BOOT/BOOTX64.EFI); it is logged with the agent's reason.
+    """
+    node = task.node
+    conf = task.conductor.conf
+    params = {'root_uuid': None, 'efi_system_part_uuid': None,
+              'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'}
+    try:
+        record = agent_client.Client(node, conf).run_to_end(
+            INSTALL_BOOTLOADER, params, conf.agent.command_timeout)
+    except exception.AgentError as e:
+        LOG.warning('Node %s: no UEFI boot entry for the image: %s; the '
+                    'firmware boots the disk only by its removable-media '
+                    'path', node.uuid, e)
+        return
+    if record['command_status'] != agent_client.SUCCEEDED:
+        LOG.warning('Node %s: the agent could not add a UEFI boot entry '
+                    'for the image: %s; the firmware boots the disk only '
+                    'by its removable-media path', node.uuid,
+                    agent_client.error_of(record))
+        return
+    LOG.info('Node %s: the agent added the UEFI boot entry of the '
+             'image\'s boot loader', node.uuid)
 
 
 def _serve_glance_image(task, image: dict, info: dict) -> None:
