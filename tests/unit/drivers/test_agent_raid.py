@@ -258,13 +258,16 @@ def test_deploy_on_software_raid_has_the_agent_install_the_boot_loader(
         assert params == {'root_uuid': None, 'efi_system_part_uuid': None,
                           'prep_boot_part_uuid': None,
                           'target_boot_mode': 'uefi'}
-        # no software RAID, no boot loader: the image's own boots
+        # no software RAID: the image's own boot loader boots, and in
+        # UEFI mode the agent adds its NVRAM entry (set_efi_boot_entry),
+        # once, not a second time for RAID
         _set_target(h, uuid, {})
         h.provision(uuid, 'rebuild')
         h.wait_for(uuid, 'wait call-back')
         agent.received.clear()
         agent_tests._boot_agent(h, agent, uuid)
         h.wait_for(uuid, 'active')
-        assert agent.names() == ['standby.prepare_image', 'standby.sync']
+        assert agent.names() == ['standby.prepare_image',
+                                 'image.install_bootloader', 'standby.sync']
     finally:
         h.close()
