@@ -128,28 +128,30 @@ def setup(conf, notifier=None) -> None:
     if notifier is None:
         notifier = _notifier(conf)
     _min_rank = _RANK[level]
-    if _sender is None:
-        _sender = _Sender(notifier)
-        atexit.register(_sender.drain, DRAIN_SECONDS)
-    else:
-        _sender.notifier = notifier
-        _sender._publishers.clear()
+    _sender = _sender_for(_sender, notifier)
     ON = True
     LOG.info('Versioned notifications at level %s and above go to '
              'topic(s) %s', level,
              ', '.join(conf.versioned_notifications_topics))
 
 
+def _sender_for(sender: '_Sender | None', notifier) -> _Sender:
+    """``sender`` sending with ``notifier`` from now on (a new one,
+    drained at exit, the first time)."""
+    if sender is None:
+        sender = _Sender(notifier)
+        atexit.register(sender.drain, DRAIN_SECONDS)
+    else:
+        sender.notifier = notifier
+        sender._publishers.clear()
+    return sender
+
+
 def _setup_sensors(conf, notifier=None) -> None:
     global _sensor_sender
     if notifier is None:
         notifier = _notifier(conf, sensors=True)
-    if _sensor_sender is None:
-        _sensor_sender = _Sender(notifier)
-        atexit.register(_sensor_sender.drain, DRAIN_SECONDS)
-    else:
-        _sensor_sender.notifier = notifier
-        _sensor_sender._publishers.clear()
+    _sensor_sender = _sender_for(_sensor_sender, notifier)
     group = getattr(conf, 'oslo_messaging_notifications', None)
     LOG.info('Sensor data notifications go to topic(s) %s',
              ', '.join(getattr(group, 'topics', None) or

@@ -17,11 +17,11 @@ taken from the code under test."""
 import re
 import threading
 import time
-import uuid as uuidlib
 
 import pytest
 
 from tests import services
+from tests.functional import notification_listener
 from tests.functional.cluster import Cluster
 from tests.functional.cluster import call
 
@@ -160,24 +160,9 @@ class Collector:
 def listener():
     """(rabbit URL, topic, collector): an oslo.messaging notification
     listener on a topic and vhost of this test's own."""
-    import oslo_messaging as messaging
-    from oslo_config import cfg
-    url = services.rabbit_url()
-    topic = 'ironic_versioned_notifications_%s' % uuidlib.uuid4().hex[:8]
-    conf = cfg.ConfigOpts()
-    conf([], project='notification-test')
-    transport = messaging.get_notification_transport(conf, url=url)
-    col = Collector()
-    server = messaging.get_notification_listener(
-        transport, [messaging.Target(topic=topic)], [col],
-        executor='threading')
-    server.start()
-    try:
-        yield url, topic, col
-    finally:
-        server.stop()
-        server.wait()
-        transport.cleanup()
+    with notification_listener.listening(
+            Collector(), 'ironic_versioned_notifications') as bus:
+        yield bus
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ import uuid as uuidlib
 
 import pytest
 
-from tests import services
 from tests.bmc import fixtures
 from tests.functional import bmc_server as bs
+from tests.functional import notification_listener
 from tests.functional import processes
 
 UUID = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
@@ -61,24 +61,9 @@ class Collector:
 
 @pytest.fixture
 def listener():
-    import oslo_messaging as messaging
-    from oslo_config import cfg
-    url = services.rabbit_url()
-    topic = 'notifications_%s' % uuidlib.uuid4().hex[:8]
-    conf = cfg.ConfigOpts()
-    conf([], project='sensor-test')
-    transport = messaging.get_notification_transport(conf, url=url)
-    col = Collector()
-    server = messaging.get_notification_listener(
-        transport, [messaging.Target(topic=topic)], [col],
-        executor='threading')
-    server.start()
-    try:
-        yield url, topic, col
-    finally:
-        server.stop()
-        server.wait()
-        transport.cleanup()
+    with notification_listener.listening(Collector(),
+                                         'notifications') as bus:
+        yield bus
 
 
 def exporter_metrics(tmp_path, message: dict) -> dict:
