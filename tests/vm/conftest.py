@@ -180,9 +180,13 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
             server.stop()
         finally:
             try:
-                machine.destroy()
-            finally:
+                # the BMC first: a command it is still carrying out (the
+                # IPMI double rewrites the domain's definition for a boot
+                # device or firmware) would otherwise define the machine
+                # again after it was removed (a run left one defined)
                 bmc.stop()
+            finally:
+                machine.destroy()
                 if own_dir:
                     # its disk image, ISOs and logs: half a gigabyte a
                     # test (a failed test's logs are in its report)
