@@ -631,14 +631,11 @@ class DirectDeploy(AgentBase):
         if not software_raid:
             return None
         ii = task.node.instance_info or {}
-        params = {'root_uuid': ii.get('image_rootfs_uuid'),
-                  'efi_system_part_uuid': None,
-                  'prep_boot_part_uuid': None,
-                  'target_boot_mode': boot_modes.for_task(task)}
+        params = bootloader_params(ii.get('image_rootfs_uuid'),
+                                   boot_modes.for_task(task))
         LOG.info('Node %s: software RAID: the agent installs the boot '
                  'loader (%s)', task.node.uuid, params['target_boot_mode'])
-        return self.run_command(task, 'deploy', 'image.install_bootloader',
-                                params)
+        return self.run_command(task, 'deploy', INSTALL_BOOTLOADER, params)
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):
@@ -668,6 +665,13 @@ class DirectDeploy(AgentBase):
 INSTALL_BOOTLOADER = 'image.install_bootloader'
 
 
+def bootloader_params(root_uuid: str | None, boot_mode: str) -> dict:
+    """The arguments of IPA's image.install_bootloader: the agent
+    finds the ESP (and, on software RAID, mirrors it) itself."""
+    return {'root_uuid': root_uuid, 'efi_system_part_uuid': None,
+            'prep_boot_part_uuid': None, 'target_boot_mode': boot_mode}
+
+
 def set_efi_boot_entry(task) -> None:
     """Ask the agent, while it still runs on the node, to add a boot
     entry for the written image's EFI boot loader to the firmware's
@@ -683,8 +687,7 @@ def set_efi_boot_entry(task) -> None:
     """
     node = task.node
     conf = task.conductor.conf
-    params = {'root_uuid': None, 'efi_system_part_uuid': None,
-              'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'}
+    params = bootloader_params(None, boot_modes.UEFI)
     try:
         record = agent_client.Client(node, conf).run_to_end(
             INSTALL_BOOTLOADER, params, conf.agent.command_timeout)
