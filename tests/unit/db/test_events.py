@@ -277,9 +277,42 @@ def test_schema_from_migrations_has_the_counter_row(tmp_path):
             'SELECT id, last_id FROM node_event_counter')).all() == [(1, 0)]
         # and SQLite's triggers, as create_schema makes them
         triggers = conn.execute(query).all()
-        assert [t[0] for t in triggers] == [
-            'node_events_on_delete', 'node_events_on_insert',
-            'node_events_on_update']
+        assert [t[0] for t in triggers] == sorted(
+            events.SQLITE_TRIGGER_NAMES)
+        assert 'node_events_on_deploy_step' in events.SQLITE_TRIGGER_NAMES
         assert triggers == other.execute(query).all()
     engine.dispose()
     fresh.dispose()
+
+
+def test_upgrade_replaces_the_single_trigger_of_0006(tmp_path):
+    """A database whose 0006 made the one trigger for every field gets
+    a trigger per field from 0007, and its writes still have events."""
+    from baremetal.db import migration
+    engine = sa.create_engine('sqlite:///%s' % (tmp_path / 'o.sqlite'))
+    migration.upgrade(engine, '0006')
+    with engine.begin() as conn:
+        for name in events.SQLITE_TRIGGER_NAMES:
+            conn.exec_driver_sql('DROP TRIGGER IF EXISTS %s' % name)
+        # the shape of 0006's own trigger (its body does not matter)
+        conn.exec_driver_sql(
+            "CREATE TRIGGER node_events_on_update AFTER UPDATE OF "
+            "power_state ON nodes FOR EACH ROW BEGIN INSERT INTO "
+            "node_events (node_uuid, field, created_at) VALUES "
+            "(NEW.uuid, 'old trigger', '2026-01-01'); END")
+    migration.upgrade(engine)
+    with engine.begin() as conn:
+        names = [r[0] for r in conn.exec_driver_sql(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' "
+            "ORDER BY name")]
+        assert names == sorted(events.SQLITE_TRIGGER_NAMES)
+        conn.execute(db.NODES.insert().values(
+            uuid='u1', driver='fake-hardware', provision_state='enroll'))
+        conn.exec_driver_sql(
+            "UPDATE nodes SET power_state = 'power on', "
+            "provision_state = 'verifying' WHERE uuid = 'u1'")
+        got = conn.exec_driver_sql(
+            'SELECT field, new FROM node_events ORDER BY id').all()
+    assert got == [('node', '"created"'), ('provision_state', '"verifying"'),
+                   ('power_state', '"power on"')]
+    engine.dispose()
