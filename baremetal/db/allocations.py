@@ -92,3 +92,9 @@ def backfill_node(alloc: dict, node: dict) -> bool:
             N.c.id == node['id'], N.c.allocation_id.is_(None),
             N.c.reservation.is_(None)).values(**values)).rowcount
     return bool(claimed)
+
+
+def uuids_by_id(ids) -> dict[int, str]:
+    """``{id: uuid}`` of the allocations with these ids (one query)."""
+    return {r['id']: r['uuid'] for r in db.query(
+        A, (A.c.id.in_(ids),), columns=('id', 'uuid'))}

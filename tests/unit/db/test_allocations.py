@@ -107,3 +107,10 @@ def test_backfill_node_without_instance_takes_the_allocations(api):
     locked = _node(provision_state='active', reservation='host1')
     assert not db_allocations.backfill_node(_alloc(),
                                             db.get_node(locked['id']))
+
+
+def test_uuids_by_id(api):
+    rows = [_alloc() for _ in range(3)]
+    assert db_allocations.uuids_by_id({rows[0]['id'], rows[2]['id']}) == {
+        rows[0]['id']: rows[0]['uuid'], rows[2]['id']: rows[2]['uuid']}
+    assert db_allocations.uuids_by_id({999}) == {}
