@@ -87,3 +87,8 @@ def shard_counts() -> list:
     with db.reader() as conn:
         return conn.execute(sa.select(_N.shard, sa.func.count())
                             .group_by(_N.shard)).all()
+
+
+def unreserved():
+    """Condition: no conductor holds the node's lock."""
+    return _N.reservation.is_(None)

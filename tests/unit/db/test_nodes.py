@@ -72,3 +72,9 @@ def test_uuids_children_chassis_and_shards(api):
     assert db_nodes.count_in_chassis(chassis['id'] + 1) == 0
     assert sorted(map(tuple, db_nodes.shard_counts()),
                   key=lambda r: r[0] or '') == [(None, 2), ('s1', 2)]
+
+
+def test_unreserved(api):
+    _node('free')
+    _node('held', reservation='host1')
+    assert _names(db_nodes.unreserved()) == ['free']
