@@ -19,6 +19,7 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.db import projects
 
 # a logical name, as an identifier in a path (Ironic's uuid_or_name)
@@ -235,9 +236,7 @@ def node_uuid_map(rows: list[dict]) -> dict[int, str]:
     ids = {r['node_id'] for r in rows if r.get('node_id')}
     if not ids:
         return {}
-    n = db.NODES
-    return {r['id']: r['uuid'] for r in db.query(
-        n, (n.c.id.in_(ids),), columns=('id', 'uuid'))}
+    return db_nodes.uuids_by_id(ids)
 
 
 def node_id_for(ident: Any, field: str = 'node_uuid', req=None,

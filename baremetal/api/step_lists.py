@@ -8,6 +8,7 @@ from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.conductor import steps as steps_mod
 from baremetal.db import api as db
+from baremetal.db import step_lists as db_step_lists
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,8 +23,7 @@ class StepTable:
         out: dict[int, list[dict]] = {}
         if not ids:
             return out
-        col = self.table.c[self.fk]
-        rows = db.query(self.table, (col.in_(ids),))
+        rows = db_step_lists.steps_of(self.table, self.fk, ids)
         rows.sort(key=lambda r: (r[self.fk], r['id']))
         for r in rows:
             out.setdefault(r[self.fk], []).append({
@@ -63,12 +63,7 @@ class StepTable:
         return steps
 
     def save(self, parent_id: int, steps: list[dict]) -> None:
-        with db.writer() as conn:
-            conn.execute(self.table.delete().where(
-                self.table.c[self.fk] == parent_id))
-            conn.execute(self.table.insert(), [
-                dict(s, **{self.fk: parent_id}, created_at=db.utcnow())
-                for s in steps])
+        db_step_lists.replace(self.table, self.fk, parent_id, steps)
 
     def update(self, parent_id: int, values: dict,
                steps: list[dict] | None) -> None:
@@ -79,8 +74,4 @@ class StepTable:
             self.save(parent_id, steps)
 
     def delete(self, parent_id: int) -> None:
-        with db.writer() as conn:
-            conn.execute(self.table.delete().where(
-                self.table.c[self.fk] == parent_id))
-            conn.execute(self.parent.delete().where(
-                self.parent.c.id == parent_id))
+        db_step_lists.delete(self.table, self.parent, self.fk, parent_id)

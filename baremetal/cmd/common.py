@@ -89,16 +89,8 @@ def setup_database(auto_upgrade: bool) -> None:
         if head is None:
             LOG.error('The database at %s has no schema: run '
                       '"baremetal-dbsync --config-file ... upgrade" first',
-                      _safe(url))
+                      db.safe_url(url))
             sys.exit(2)
-
-
-def _safe(url: str) -> str:
-    from sqlalchemy.engine import make_url
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return '<database>'
 
 
 def load_conductor(conf):

@@ -10,11 +10,11 @@ node; a lost race moves on to the next candidate.
 
 import random
 
-import sqlalchemy as sa
 from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.db import allocations as db_allocations
 from baremetal.db import api as db
 
 LOG = log.getLogger(__name__)
@@ -23,16 +23,8 @@ N = db.NODES
 
 
 def _candidates(alloc: dict) -> list[dict]:
-    filters = [N.c.provision_state == states.AVAILABLE,
-               N.c.maintenance.is_(False),
-               sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)),
-               N.c.instance_uuid.is_(None), N.c.allocation_id.is_(None),
-               N.c.reservation.is_(None),
-               N.c.resource_class == alloc['resource_class']]
-    names = alloc.get('candidate_nodes') or []
-    if names:
-        filters.append(N.c.uuid.in_(names))
-    rows = db.query(N, filters, columns=('id', 'uuid', 'name'))
+    rows = db_allocations.available_nodes(
+        alloc['resource_class'], alloc.get('candidate_nodes') or [])
     wanted = set(alloc.get('traits') or [])
     if wanted:
         traits = db.traits_for_nodes([r['id'] for r in rows])
@@ -49,25 +41,11 @@ def allocate(allocation_uuid: str) -> dict:
     alloc = db.get(A, allocation_uuid, exception.AllocationNotFound,
                    allocation=allocation_uuid)
     for node in _candidates(alloc):
-        with db.writer() as conn:
-            values = {'instance_uuid': alloc['uuid'],
-                      'allocation_id': alloc['id'],
-                      'updated_at': db.utcnow(),
-                      'instance_info': _with_traits(conn, node['id'],
-                                                    alloc)}
-            claimed = conn.execute(N.update().where(
-                N.c.id == node['id'], N.c.instance_uuid.is_(None),
-                N.c.allocation_id.is_(None), N.c.reservation.is_(None),
-                N.c.provision_state == states.AVAILABLE).values(
-                    **values)).rowcount
-            if claimed:
-                conn.execute(A.update().where(A.c.id == alloc['id']).values(
-                    node_id=node['id'], state='active', last_error=None,
-                    updated_at=db.utcnow()))
-                LOG.info('Allocation %s got node %s', alloc['uuid'],
-                         node['uuid'])
-                return db.get(A, alloc['id'], exception.AllocationNotFound,
-                              allocation=allocation_uuid)
+        if db_allocations.claim_node(alloc, node['id']):
+            LOG.info('Allocation %s got node %s', alloc['uuid'],
+                     node['uuid'])
+            return db.get(A, alloc['id'], exception.AllocationNotFound,
+                          allocation=allocation_uuid)
     error = ('No available nodes match the resource class %s%s%s'
              % (alloc['resource_class'],
                 ' and traits %s' % ', '.join(alloc['traits'])
@@ -78,15 +56,6 @@ def allocate(allocation_uuid: str) -> dict:
     LOG.warning('Allocation %s: %s', alloc['uuid'], error)
     return db.get(A, alloc['id'], exception.AllocationNotFound,
                   allocation=allocation_uuid)
-
-
-def _with_traits(conn, node_id: int, alloc: dict) -> dict:
-    """The node's instance_info with the allocation's traits (an empty
-    list when it asked for none), as Ironic records them: deployment
-    picks the deploy templates from them."""
-    info = conn.execute(sa.select(N.c.instance_info).where(
-        N.c.id == node_id)).scalar()
-    return dict(info or {}, traits=list(alloc.get('traits') or []))
 
 
 def backfill(alloc: dict, node_id: int) -> None:
@@ -122,15 +91,7 @@ def backfill(alloc: dict, node_id: int) -> None:
         raise exception.InvalidState(
             reason='Cannot backfill an allocation for node %s: %s'
                    % (node['uuid'], '; '.join(errors)))
-    with db.writer() as conn:
-        values = {'allocation_id': alloc['id'], 'updated_at': db.utcnow(),
-                  'instance_info': _with_traits(conn, node['id'], alloc)}
-        if not node['instance_uuid']:
-            values['instance_uuid'] = alloc['uuid']
-        claimed = conn.execute(N.update().where(
-            N.c.id == node['id'], N.c.allocation_id.is_(None),
-            N.c.reservation.is_(None)).values(**values)).rowcount
-    if not claimed:
+    if not db_allocations.backfill_node(alloc, node):
         raise exception.NodeLocked(node=node['uuid'], host='another task')
     db.update(A, alloc['id'], {'node_id': node['id'], 'state': 'active'})
 

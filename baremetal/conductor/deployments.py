@@ -6,7 +6,7 @@ from baremetal.common import states
 from baremetal.conductor import cleaning
 from baremetal.conductor import step_runner
 from baremetal.conductor import steps as steps_mod
-from baremetal.db import api as db
+from baremetal.db import deploy_templates as db_deploy_templates
 
 LOG = log.getLogger(__name__)
 
@@ -87,12 +87,7 @@ def template_steps(task) -> list[dict]:
     traits = (task.node.instance_info or {}).get('traits') or []
     if not isinstance(traits, list) or not traits:
         return []
-    tt = db.T['deploy_templates']
-    ts = db.T['deploy_template_steps']
-    with db.reader() as conn:
-        rows = conn.execute(
-            ts.select().join(tt, tt.c.id == ts.c.deploy_template_id)
-            .where(tt.c.name.in_(traits))).mappings().all()
+    rows = db_deploy_templates.steps_for(traits)
     return [{'interface': r['interface'], 'step': r['step'],
              'args': r['args'] or {}, 'priority': r['priority']}
             for r in rows]

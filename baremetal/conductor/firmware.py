@@ -5,11 +5,9 @@ version that changed since the last reading is ``last_version_flashed``.
 
 from oslo_log import log
 
-from baremetal.db import api as db
+from baremetal.db import firmware as db_firmware
 
 LOG = log.getLogger(__name__)
-# a component's vendor, model and serial number, when the hardware says
-IDENTITY = ('vendor', 'model', 'serial_number')
 
 
 def cache(task, strict: bool = False) -> None:
@@ -25,41 +23,9 @@ def cache(task, strict: bool = False) -> None:
         return
     if found is None:
         return
-    t = db.T['firmware_information']
-    now = db.utcnow()
-    node_id = task.node.id
     # one transaction: read what is stored, write only what changed
-    with db.writer() as conn:
-        stored = {r['component']: r for r in conn.execute(
-            t.select().where(t.c.node_id == node_id)).mappings()}
-        new = []
-        for comp in found:
-            name, version = comp['component'], comp.get('current_version')
-            # what the hardware says the component is (API 1.114)
-            identity = {k: comp.get(k) for k in IDENTITY}
-            row = stored.pop(name, None)
-            if row is None:
-                new.append(dict(identity, node_id=node_id, component=name,
-                                initial_version=version or '',
-                                current_version=version,
-                                last_version_flashed=None, created_at=now))
-                continue
-            changes = {k: v for k, v in identity.items() if row[k] != v}
-            if row['current_version'] != version:
-                changes.update(current_version=version,
-                               last_version_flashed=version)
-            if changes:
-                conn.execute(t.update().where(t.c.id == row['id']).values(
-                    updated_at=now, **changes))
-        if new:
-            conn.execute(t.insert(), new)
-        if stored:
-            # components the hardware no longer reports
-            conn.execute(t.delete().where(t.c.id.in_(
-                [r['id'] for r in stored.values()])))
+    db_firmware.store_components(task.node.id, found)
 
 
 def components(node_id: int) -> list[dict]:
-    t = db.T['firmware_information']
-    return sorted(db.query(t, (t.c.node_id == node_id,)),
-                  key=lambda r: r['component'])
+    return db_firmware.components(node_id)

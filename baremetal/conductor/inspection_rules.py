@@ -20,7 +20,6 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-import sqlalchemy as sa
 import yaml
 from oslo_log import log
 
@@ -28,9 +27,10 @@ from baremetal.common import exception
 from baremetal.common import inspection_rules as rules
 from baremetal.common import traits as traits_mod
 from baremetal.db import api as db
+from baremetal.db import columns as db_columns
+from baremetal.db import inspection_rules as db_inspection_rules
 
 LOG = log.getLogger(__name__)
-IR = db.T['inspection_rules']
 
 # what a rule may not change: the node's identity, its lock and state
 _NODE_FIXED = frozenset(('id', 'uuid', 'reservation', 'provision_state',
@@ -82,8 +82,7 @@ def built_in_rules(path: str | None) -> list[dict]:
 def rules_for(conf, phase: str) -> list[dict]:
     """The rules to try, highest priority first (ties: API rules in
     creation order, then built-in ones in file order)."""
-    found = [dict(r) for r in db.query(IR, (IR.c.phase == phase,),
-                                       sort_key='id')]
+    found = db_inspection_rules.of_phase(phase)
     found += [r for r in built_in_rules(conf.inspection_rules.built_in_rules)
               if r['phase'] == phase]
     return sorted(found, key=lambda r: r['priority'] or 0, reverse=True)
@@ -91,7 +90,7 @@ def rules_for(conf, phase: str) -> list[dict]:
 
 # -------------------------------------------------------------- actions
 def _settable(record, parts: list[str], fixed: frozenset) -> None:
-    if parts[0] in fixed or parts[0] not in record.table.c:
+    if parts[0] in fixed or parts[0] not in db_columns.names(record.table):
         raise ActionError('%s is not a field an inspection rule may '
                           'change' % parts[0])
 
@@ -118,14 +117,14 @@ def _coerce(record, field: str, value: Any) -> Any:
     give strings: "true" for a boolean, "4" for an integer)."""
     if value is None:
         return None
-    kind = record.table.c[field].type
+    kind = db_columns.kind(record.table, field)
     if field in record.dict_fields and not isinstance(value, dict):
         raise ActionError('%s must be an object, got %r' % (field, value))
     if isinstance(value, (dict, list)) and field not in record.json_fields:
         raise ActionError('%s cannot hold %r' % (field, value))
-    if isinstance(kind, sa.Boolean):
+    if kind == 'boolean':
         return rules.to_bool(field, value)
-    if isinstance(kind, sa.Integer) and not isinstance(value, bool):
+    if kind == 'integer' and not isinstance(value, bool):
         try:
             return int(value)
         except (TypeError, ValueError):

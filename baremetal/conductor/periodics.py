@@ -17,6 +17,7 @@ from baremetal.conductor import power
 from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.db import events as db_events
 from baremetal.db import power_sync as db_power_sync
 
@@ -43,8 +44,7 @@ def check_timeouts(conductor) -> int:
     conf = conductor.conf.conductor
     now = db.utcnow()
     failed = 0
-    rows = db.nodes_in_states(_TIMEOUTS, extra=(
-        db.NODES.c.reservation.is_(None),))
+    rows = db.nodes_in_states(_TIMEOUTS, extra=(db_nodes.unreserved(),))
     for row in _mine(conductor, rows):
         limit = getattr(conf, _TIMEOUTS[row['provision_state']])
         if not limit or not row['provision_updated_at']:
@@ -87,7 +87,7 @@ def poll_async_steps(conductor) -> None:
     The poll runs under a shared lock (a hardware or agent slow to answer
     locks nobody out); the lock is taken only to resume."""
     rows = db.nodes_in_states(tuple(_BY_WAIT),
-                              extra=(db.NODES.c.reservation.is_(None),))
+                              extra=(db_nodes.unreserved(),))
     for row in _mine(conductor, rows):
         try:
             with task_manager.acquire(conductor, row['id'], shared=True,

@@ -24,6 +24,7 @@ from baremetal.conductor import cleaning
 from baremetal.conductor import step_runner
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 
 LOG = log.getLogger(__name__)
 
@@ -47,8 +48,7 @@ def run(conductor) -> None:
                     row['uuid'], row['reservation'])
     if dead:
         conductor.rings.reset()
-    rows = db.nodes_in_states(_ACTIVE, extra=(
-        db.NODES.c.reservation.is_(None),))
+    rows = db.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
     for row in rows:
         try:
             if not conductor.owns(row):

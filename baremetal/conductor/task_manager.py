@@ -31,6 +31,7 @@ from baremetal.conductor import inspection_rules
 from baremetal.conductor import notify
 from baremetal.conductor import power
 from baremetal.db import api as db
+from baremetal.db import ports as db_ports
 from baremetal import objects
 from baremetal.objects import history
 
@@ -166,8 +167,8 @@ class TaskManager:
     @property
     def ports(self) -> list:
         if self._ports is None:
-            self._ports = [objects.Port(r) for r in db.query(
-                db.PORTS, (db.PORTS.c.node_id == self.node.id,))]
+            self._ports = [objects.Port(r)
+                           for r in db_ports.of_node(self.node.id)]
         return self._ports
 
     def create_port(self, address: str, pxe_enabled: bool = True,

@@ -134,6 +134,14 @@ def configure(url: str, synchronous_normal: bool = True,
     return engine
 
 
+def safe_url(url: str) -> str:
+    """``url`` as a log may show it: without its password."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return '<database>'
+
+
 def engine() -> sa.engine.Engine:
     if _engine is None:
         raise RuntimeError('database not configured')

@@ -15,6 +15,7 @@ from typing import Any
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import api as db
+from baremetal.db import vifs as db_vifs
 
 STEP_KINDS = ('clean', 'deploy', 'service')
 
@@ -540,16 +541,14 @@ class NetworkInterface(BaseInterface):
 
     @staticmethod
     def _bind(task, table_name: str, uuid: str, vif: str | None) -> None:
-        t = db.T[table_name]
-        rows = db.query(t, (t.c.uuid == uuid,),
-                        ('id', 'node_id', 'internal_info'))
-        if not rows or rows[0]['node_id'] != task.node.id:
+        row = db_vifs.port_by_uuid(table_name, uuid)
+        if row is None or row['node_id'] != task.node.id:
             raise exception.InvalidParameterValue(
                 err='%s %s is not a %s of node %s'
                 % (table_name[:-1], uuid, table_name[:-1], task.node.uuid))
-        internal = dict(rows[0]['internal_info'] or {})
+        internal = dict(row['internal_info'] or {})
         internal['tenant_vif_port_id'] = vif
-        db.update(t, rows[0]['id'], {'internal_info': internal})
+        db.update(db.T[table_name], row['id'], {'internal_info': internal})
 
     def vif_detach(self, task, vif_id: str) -> None:
         info = task.node.driver_internal_info
@@ -561,8 +560,7 @@ class NetworkInterface(BaseInterface):
         task.node.driver_internal_info = info
         for name in ('ports', 'portgroups'):
             t = db.T[name]
-            for r in db.query(t, (t.c.node_id == task.node.id,),
-                              ('id', 'internal_info')):
+            for r in db_vifs.ports_of_node(name, task.node.id):
                 internal = r['internal_info'] or {}
                 if internal.get('tenant_vif_port_id') == vif_id:
                     internal = dict(internal)

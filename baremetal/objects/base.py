@@ -8,12 +8,15 @@ one UPDATE.
 
 import copy
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
-import sqlalchemy as sa
 
 from baremetal.db import api as db
+from baremetal.db import columns as db_columns
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
 def _snapshot(value: Any) -> bytes:
@@ -26,7 +29,7 @@ def _snapshot(value: Any) -> bytes:
 
 
 class Record:
-    table: ClassVar[sa.Table]
+    table: ClassVar['sa.Table']
     json_fields: ClassVar[frozenset[str]] = frozenset()
     # JSON fields that read as {} rather than None when empty
     dict_fields: ClassVar[frozenset[str]] = frozenset()
@@ -56,7 +59,8 @@ class Record:
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._data and name not in self.table.c:
+        if name not in self._data and \
+                name not in db_columns.names(self.table):
             raise AttributeError('%s has no field %s'
                                  % (type(self).__name__, name))
         self._data[name] = value

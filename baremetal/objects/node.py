@@ -7,13 +7,12 @@ from baremetal.common import exception
 from baremetal.common import node_locks
 from baremetal.common import secrets
 from baremetal.db import api as db
-from baremetal.db import models
+from baremetal.db import columns as db_columns
+from baremetal.db import nodes as db_nodes
 from baremetal.objects import base
 from baremetal.objects import history
 
-JSON_FIELDS = frozenset(
-    c.name for c in models.Node.__table__.c
-    if isinstance(c.type, models.JSONText))
+JSON_FIELDS = db_columns.json_names(db.NODES)
 
 # free text the conductor fills from exception messages, which may quote
 # a URL it requested (the agent's, with the token in its query) or one
@@ -51,7 +50,7 @@ class Node(base.Record):
         node_locks.retrying(conf, self._save_if_unlocked)
 
     def _save_if_unlocked(self) -> None:
-        if not self.save(where=(db.NODES.c.reservation.is_(None),)):
+        if not self.save(where=(db_nodes.unreserved(),)):
             row = db.get_node(self._data['id'], ('reservation', 'uuid'))
             if row['reservation']:
                 raise exception.NodeLocked(node=row['uuid'],

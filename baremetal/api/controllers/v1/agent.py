@@ -17,6 +17,7 @@ from baremetal.common import inventory as ipa_inventory
 from baremetal.common import metrics
 from baremetal.common import states
 from baremetal.db import api as db
+from baremetal.db import ports as db_ports
 
 _LOOKUP_STATES = (states.DEPLOYWAIT, states.CLEANWAIT, states.RESCUEWAIT,
                   states.INSPECTWAIT, states.DEPLOYING, states.CLEANING,
@@ -57,9 +58,7 @@ def _lookup(req):
     if node_uuid:
         row = db.get_node(node_uuid)
     else:
-        ports = db.query(db.PORTS, (db.PORTS.c.address.in_(addresses),),
-                         columns=('node_id',))
-        ids = {p['node_id'] for p in ports}
+        ids = db_ports.node_ids_with_addresses(addresses)
         if len(ids) == 1:
             row = db.get_node(ids.pop())
     if row is None or row['provision_state'] not in _LOOKUP_STATES:
@@ -183,9 +182,7 @@ def continue_inspection(req):
     if node_uuid:
         row = db.get_node(node_uuid)
     else:
-        ports = db.query(db.PORTS, (db.PORTS.c.address.in_(macs),),
-                         columns=('node_id',))
-        ids = {p['node_id'] for p in ports}
+        ids = db_ports.node_ids_with_addresses(macs)
         if len(ids) == 1:
             row = db.get_node(ids.pop())
     if row is None or row['provision_state'] != states.INSPECTWAIT:

@@ -15,6 +15,7 @@ from baremetal.api.schemas import allocations as alloc_schema
 from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.conductor import allocations as allocating
+from baremetal.db import allocations as db_allocations
 from baremetal.db import api as db
 
 A = db.T['allocations']
@@ -54,21 +55,21 @@ def _filters(req) -> list:
     p = req.params
     out = []
     if p.get('node'):
-        out.append(A.c.node_id == nodes.get_row(req, p['node'], (
-            'id', 'uuid', 'owner', 'lessee'))['id'])
+        out.append(db_allocations.on_node(nodes.get_row(req, p['node'], (
+            'id', 'uuid', 'owner', 'lessee'))['id']))
     if p.get('resource_class'):
-        out.append(A.c.resource_class == p['resource_class'])
+        out.append(db_allocations.with_resource_class(p['resource_class']))
     if p.get('state'):
         if p['state'] not in STATES:
             raise exception.InvalidParameterValue(
                 err='Invalid allocation state %r; valid: %s'
                 % (p['state'], ', '.join(STATES)))
-        out.append(A.c.state == p['state'])
+        out.append(db_allocations.in_state(p['state']))
     if 'owner' in p:
         if not req.allows(versions.ALLOCATION_OWNER):
             raise exception.NotAcceptable(
                 reason='the owner filter needs API version 1.60')
-        out.append(A.c.owner == p['owner'])
+        out.append(db_allocations.with_owner(p['owner']))
     return out
 
 

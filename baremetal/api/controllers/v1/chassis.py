@@ -8,6 +8,7 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import chassis as chassis_schema
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 
 C = db.T['chassis']
 
@@ -53,8 +54,8 @@ def get_chassis(req, chassis):
 @route('GET', '/v1/chassis/{chassis}/nodes')
 def chassis_nodes(req, chassis):
     row = RES.get_row(req, chassis)
-    return nodes.list_nodes(req, False, [db.NODES.c.chassis_id ==
-                                         row['id']],
+    return nodes.list_nodes(req, False,
+                            [db_nodes.equals('chassis_id', row['id'])],
                             resource='chassis/%s/nodes' % chassis)
 
 
@@ -87,7 +88,7 @@ def patch_chassis(req, chassis):
 def delete_chassis(req, chassis):
     policy.authorize(req, 'baremetal:chassis:delete')
     row = RES.get_row(req, chassis)
-    if db.count(db.NODES, (db.NODES.c.chassis_id == row['id'],)):
+    if db_nodes.count_in_chassis(row['id']):
         raise exception.InvalidState(
             reason='Chassis %s contains nodes.' % row['uuid'])
     with notify.crud(req, 'chassis', 'delete', row):

@@ -12,6 +12,7 @@ from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.common import inspection_rules as rules
 from baremetal.db import api as db
+from baremetal.db import inspection_rules as db_inspection_rules
 
 IR = db.T['inspection_rules']
 _QUERY = frozenset(('detail', 'fields', 'marker', 'limit', 'phase',
@@ -90,7 +91,8 @@ def list_rules(req):
         raise exception.InvalidParameterValue(
             err='Unexpected arguments: %s' % ', '.join(unknown))
     phase = req.params.get('phase')
-    return RES.list(req, filters=(IR.c.phase == phase,) if phase else ())
+    return RES.list(req, filters=(db_inspection_rules.in_phase(phase),)
+                    if phase else ())
 
 
 @route('GET', '/v1/inspection_rules/{rule}',

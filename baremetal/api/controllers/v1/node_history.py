@@ -8,9 +8,8 @@ from baremetal.api.controllers.v1 import node_view
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import history as db_history
 
-H = db.T['node_history']
 _LIST_FIELDS = ('uuid', 'created_at', 'severity', 'event')
 _ALL_FIELDS = ('uuid', 'created_at', 'severity', 'event', 'event_type',
                'conductor', 'user', 'project', 'state',
@@ -49,15 +48,12 @@ def list_history(req, node):
     limit = collection.limit(req)
     marker = None
     if req.params.get('marker'):
-        found = db.query(H, (H.c.uuid == req.params['marker'],),
-                         ('id', 'uuid'))
-        if not found:
+        marker = db_history.marker(req.params['marker'])
+        if marker is None:
             raise exception.ResourceNotFound(
                 'History event %s could not be found'
                 % req.params['marker'])
-        marker = found[0]
-    events = db.query(H, (H.c.node_id == row['id'],), None, limit, marker,
-                      'id', 'asc')
+    events = db_history.events_of_node(row['id'], limit, marker)
     fields = _detail_fields(req) if detail else _LIST_FIELDS
     out = {'history': [_view(req, row['uuid'], e, fields) for e in events]}
     out.update(collection.next_link(
@@ -70,9 +66,9 @@ def list_history(req, node):
 def get_history_event(req, node, event):
     policy.authorize(req, 'baremetal:node:history:get')
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    found = db.query(H, (H.c.node_id == row['id'], H.c.uuid == event))
-    if not found:
+    found = db_history.event_of_node(row['id'], event)
+    if found is None:
         raise exception.ResourceNotFound(
             'History event %s of node %s could not be found'
             % (event, row['uuid']))
-    return _view(req, row['uuid'], found[0], _detail_fields(req))
+    return _view(req, row['uuid'], found, _detail_fields(req))

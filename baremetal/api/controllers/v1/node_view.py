@@ -11,7 +11,9 @@ from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import secrets
 from baremetal.common import states
+from baremetal.db import allocations as db_allocations
 from baremetal.db import api as db
+from baremetal.db import chassis as db_chassis
 
 MASK = secrets.MASK
 mask_secrets = secrets.mask_secrets
@@ -119,17 +121,13 @@ class Lookups:
         if 'chassis_uuid' in fields:
             cids = {r['chassis_id'] for r in rows if r.get('chassis_id')}
             if cids:
-                t = db.T['chassis']
-                self.chassis = {r['id']: r['uuid'] for r in db.query(
-                    t, (t.c.id.in_(cids),), columns=('id', 'uuid'))}
+                self.chassis = db_chassis.uuids_by_id(cids)
         self.allocations: dict[int, str] = {}
         if 'allocation_uuid' in fields:
             aids = {r['allocation_id'] for r in rows
                     if r.get('allocation_id')}
             if aids:
-                t = db.T['allocations']
-                self.allocations = {r['id']: r['uuid'] for r in db.query(
-                    t, (t.c.id.in_(aids),), columns=('id', 'uuid'))}
+                self.allocations = db_allocations.uuids_by_id(aids)
         self.want_conductor = 'conductor' in fields
 
 

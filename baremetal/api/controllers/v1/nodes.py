@@ -2,8 +2,6 @@
 
 import re
 
-import sqlalchemy as sa
-
 from baremetal.api import collection
 from baremetal.api import hardware
 from baremetal.api import notify
@@ -22,6 +20,7 @@ from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
 from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.db import projects
 from baremetal import objects
 
@@ -116,48 +115,47 @@ def _filters(req) -> list:
             err='Unknown fault %r; the faults are: %s'
             % (p['fault'], ', '.join(states.FAULTS)))
     if p.get('instance_uuid'):
-        out.append(N.c.instance_uuid == p['instance_uuid'])
+        out.append(db_nodes.equals('instance_uuid', p['instance_uuid']))
     if p.get('instance_name'):
-        out.append(N.c.instance_name == p['instance_name'])
+        out.append(db_nodes.equals('instance_name', p['instance_name']))
     assoc = collection.parse_bool('associated', p.get('associated'))
     if assoc is not None:
-        out.append(N.c.instance_uuid.is_not(None) if assoc
-                   else N.c.instance_uuid.is_(None))
+        out.append(db_nodes.associated(assoc))
     maint = collection.parse_bool('maintenance', p.get('maintenance'))
     if maint is not None:
-        out.append(N.c.maintenance.is_(maint))
+        out.append(db_nodes.in_maintenance(maint))
     retired = collection.parse_bool('retired', p.get('retired'))
     if retired is not None:
-        out.append(N.c.retired.is_(True) if retired else
-                   sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)))
+        out.append(db_nodes.retired(retired))
     for key in ('provision_state', 'driver', 'resource_class', 'fault',
                 'owner', 'lessee'):
         if p.get(key):
-            out.append(N.c[key] == p[key])
+            out.append(db_nodes.equals(key, p[key]))
     if p.get('shard'):
-        out.append(N.c.shard.in_([s for s in p['shard'].split(',') if s]))
+        out.append(db_nodes.in_shards(
+            [s for s in p['shard'].split(',') if s]))
     sharded = collection.parse_bool('sharded', p.get('sharded'))
     if sharded is not None:
-        out.append(N.c.shard.is_not(None) if sharded
-                   else N.c.shard.is_(None))
+        out.append(db_nodes.sharded(sharded))
     if not collection.parse_bool('include_children',
                                  p.get('include_children')):
         # child nodes (1.83) are listed only under their parent or when
         # asked for
         if p.get('parent_node'):
-            out.append(N.c.parent_node == p['parent_node'])
+            out.append(db_nodes.equals('parent_node', p['parent_node']))
         else:
-            out.append(N.c.parent_node.is_(None))
+            out.append(db_nodes.without_parent())
     if 'conductor_group' in p:
-        out.append(N.c.conductor_group == p['conductor_group'].lower())
+        out.append(db_nodes.equals('conductor_group',
+                                   p['conductor_group'].lower()))
     if p.get('description_contains'):
-        out.append(N.c.description.contains(p['description_contains'],
-                                            autoescape=True))
+        out.append(db_nodes.description_contains(
+            p['description_contains']))
     if p.get('chassis_uuid'):
         t = db.T['chassis']
         ch = db.get(t, p['chassis_uuid'], exception.ChassisNotFound,
                     chassis=p['chassis_uuid'])
-        out.append(N.c.chassis_id == ch['id'])
+        out.append(db_nodes.equals('chassis_id', ch['id']))
     # a project's nodes: those it owns or leases (any caller may ask for
     # them; a project-scoped one gets only its own)
     asked = p.get('project') or None
@@ -602,7 +600,7 @@ def _destroy_unreserved(row) -> None:
 def list_children(req, node):
     """The UUIDs of the nodes whose parent_node is this one (1.83)."""
     row = get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    kids = db.query(N, (N.c.parent_node == row['uuid'],), ('id', 'uuid'))
+    kids = db_nodes.children(row['uuid'])
     return {'children': [k['uuid'] for k in kids],
             # one link, not a list (as Ironic has it)
             'links': {'href': '%s/v1/nodes?parent_node=%s'

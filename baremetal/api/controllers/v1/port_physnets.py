@@ -8,8 +8,8 @@ member port's physical_network can then only change with its group's.
 
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import ports as db_ports
 
-P = db.PORTS
 PG = db.PORTGROUPS
 
 
@@ -21,11 +21,7 @@ def check_member(portgroup_id: int, physnet: str | None,
     The group's physical network is its other ports', else its own;
     a group with neither takes the joining port's.  Raises Conflict
     when they differ."""
-    where = [P.c.portgroup_id == portgroup_id]
-    if port_id is not None:
-        where.append(P.c.id != port_id)
-    others = {r['physical_network'] for r in db.query(
-        P, where, columns=('id', 'physical_network'))}
+    others = db_ports.physnets_in_portgroup(portgroup_id, port_id)
     group = db.get(PG, portgroup_id, exception.PortgroupNotFound,
                    columns=('id', 'uuid', 'physical_network'),
                    portgroup=portgroup_id)
@@ -52,11 +48,7 @@ def check_member(portgroup_id: int, physnet: str | None,
 
 def set_for_group(portgroup_id: int, physnet: str | None) -> None:
     """Give the group's member ports the group's new physical network."""
-    with db.writer() as conn:
-        conn.execute(P.update().where(
-            P.c.portgroup_id == portgroup_id,
-            P.c.physical_network.is_distinct_from(physnet)).values(
-                physical_network=physnet, updated_at=db.utcnow()))
+    db_ports.set_physnet_of_portgroup(portgroup_id, physnet)
 
 
 def check_value(physnet) -> str | None:

@@ -4,8 +4,6 @@
 
 import re
 
-import sqlalchemy as sa
-
 from baremetal.api import patching
 from baremetal.api import notify
 from baremetal.api import policy
@@ -18,6 +16,8 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import portgroups as pg_schema
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import portgroups as db_portgroups
+from baremetal.db import ports as db_ports
 
 PG = db.PORTGROUPS
 _MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
@@ -125,15 +125,14 @@ def _filters(req) -> list:
             err='Filtering by node, address, shard or conductor_groups '
                 'simultaneously is not supported.')
     if shards:
-        out.append(PG.c.node_id.in_(sa.select(db.NODES.c.id).where(
-            db.NODES.c.shard.in_(shards))))
+        out.append(db_portgroups.on_nodes_in_shards(shards))
     if groups:
-        out.append(ports.on_nodes_in_groups(PG.c.node_id, groups))
+        out.append(db_portgroups.on_nodes_in_groups(groups))
     if p.get('node'):
-        out.append(PG.c.node_id == nodes.get_row(
-            req, p['node'], ('id', 'uuid', 'owner', 'lessee'))['id'])
+        out.append(db_portgroups.on_node(nodes.get_row(
+            req, p['node'], ('id', 'uuid', 'owner', 'lessee'))['id']))
     if p.get('address'):
-        out.append(PG.c.address == p['address'].lower())
+        out.append(db_portgroups.with_address(p['address'].lower()))
     return out
 
 
@@ -152,7 +151,7 @@ def list_portgroups_detail(req):
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def node_portgroups(req, node):
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return RES.list(req, [PG.c.node_id == row['id']],
+    return RES.list(req, [db_portgroups.on_node(row['id'])],
                     path='nodes/%s/portgroups' % node)
 
 
@@ -160,7 +159,7 @@ def node_portgroups(req, node):
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def node_portgroups_detail(req, node):
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return RES.list(req, [PG.c.node_id == row['id']], detail=True,
+    return RES.list(req, [db_portgroups.on_node(row['id'])], detail=True,
                     path='nodes/%s/portgroups/detail' % node)
 
 
@@ -205,7 +204,7 @@ def patch_portgroup(req, pg):
 def delete_portgroup(req, pg):
     policy.authorize(req, 'baremetal:portgroup:delete')
     row = RES.get_row(req, pg)
-    if db.count(db.PORTS, (db.PORTS.c.portgroup_id == row['id'],)):
+    if db_ports.count_in_portgroup(row['id']):
         raise exception.InvalidState(
             reason='Port group %s still has ports; remove them from it '
                    'first' % row['uuid'])

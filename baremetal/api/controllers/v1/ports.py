@@ -2,8 +2,6 @@
 
 import re
 
-import sqlalchemy as sa
-
 from baremetal.api import patching
 from baremetal.api import notify
 from baremetal.api import policy
@@ -15,6 +13,8 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import ports as port_schema
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import portgroups as db_portgroups
+from baremetal.db import ports as db_ports
 
 P = db.PORTS
 PG = db.PORTGROUPS
@@ -44,9 +44,7 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~:]{1,255}$')
 def _derive(rows):
     nodes_by_id = resource.node_uuid_map(rows)
     pg_ids = {r['portgroup_id'] for r in rows if r.get('portgroup_id')}
-    pgs = {r['id']: r['uuid'] for r in db.query(
-        PG, (PG.c.id.in_(pg_ids),), columns=('id', 'uuid'))} if pg_ids \
-        else {}
+    pgs = db_portgroups.uuids_by_id(pg_ids) if pg_ids else {}
 
     def extra(r):
         return {'node_uuid': nodes_by_id.get(r.get('node_id')),
@@ -220,13 +218,6 @@ def conductor_groups(req) -> list[str]:
     return [g.strip() for v in raw for g in v.split(',') if g.strip()]
 
 
-def on_nodes_in_groups(node_id, groups: list[str]):
-    """A clause: ``node_id`` is a node in one of the conductor groups."""
-    n = db.NODES
-    return node_id.in_(sa.select(n.c.id).where(
-        n.c.conductor_group.in_(groups)))
-
-
 def _filters(req) -> list:
     p = req.params
     out = []
@@ -237,36 +228,34 @@ def _filters(req) -> list:
             raise exception.InvalidParameterValue(
                 err='Filtering by conductor_groups cannot be combined with '
                     'the node, portgroup or address filters')
-        out.append(on_nodes_in_groups(P.c.node_id, groups))
+        out.append(db_ports.on_nodes_in_groups(groups))
     if 'description_contains' in p:
         if not req.allows(versions.PORT_DESCRIPTION):
             raise exception.NotAcceptable(
                 reason='the description_contains filter needs API version '
                        '1.%d or later' % versions.PORT_DESCRIPTION)
         if p['description_contains']:
-            out.append(P.c.description.contains(p['description_contains'],
-                                                autoescape=True))
+            out.append(db_ports.description_contains(
+                p['description_contains']))
     node = p.get('node') or p.get('node_uuid')
     if node:
-        out.append(P.c.node_id == nodes.get_row(req, node, ('id', 'uuid',
-                                                            'owner',
-                                                            'lessee'))['id'])
+        out.append(db_ports.on_node(nodes.get_row(
+            req, node, ('id', 'uuid', 'owner', 'lessee'))['id']))
     if p.get('address'):
-        out.append(P.c.address == p['address'].lower())
+        out.append(db_ports.with_address(p['address'].lower()))
     if 'shard' in p:
         if not req.allows(versions.SHARDS):
             raise exception.NotAcceptable(
                 reason='shard filter needs API version 1.82 or later')
         shards = [s for s in p['shard'].split(',') if s]
-        out.append(P.c.node_id.in_(sa.select(db.NODES.c.id).where(
-            db.NODES.c.shard.in_(shards))))
+        out.append(db_ports.on_nodes_in_shards(shards))
     if p.get('portgroup'):
         if not req.allows(versions.PORTGROUP_SUBCONTROLLERS):
             raise exception.NotAcceptable(
                 reason='portgroup filter needs API version 1.24')
-        out.append(P.c.portgroup_id == db.get(
+        out.append(db_ports.in_portgroup(db.get(
             PG, p['portgroup'], exception.PortgroupNotFound,
-            portgroup=p['portgroup'])['id'])
+            portgroup=p['portgroup'])['id']))
     return out
 
 
@@ -283,14 +272,14 @@ def list_ports_detail(req):
 @route('GET', '/v1/nodes/{node}/ports')
 def node_ports(req, node):
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return RES.list(req, [P.c.node_id == row['id']],
+    return RES.list(req, [db_ports.on_node(row['id'])],
                     path='nodes/%s/ports' % node)
 
 
 @route('GET', '/v1/nodes/{node}/ports/detail')
 def node_ports_detail(req, node):
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return RES.list(req, [P.c.node_id == row['id']], detail=True,
+    return RES.list(req, [db_ports.on_node(row['id'])], detail=True,
                     path='nodes/%s/ports/detail' % node)
 
 
@@ -298,7 +287,7 @@ def node_ports_detail(req, node):
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def portgroup_ports(req, pg):
     row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
-    return RES.list(req, [P.c.portgroup_id == row['id']],
+    return RES.list(req, [db_ports.in_portgroup(row['id'])],
                     path='portgroups/%s/ports' % pg)
 
 
@@ -306,7 +295,7 @@ def portgroup_ports(req, pg):
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def portgroup_ports_detail(req, pg):
     row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
-    return RES.list(req, [P.c.portgroup_id == row['id']], detail=True,
+    return RES.list(req, [db_ports.in_portgroup(row['id'])], detail=True,
                     path='portgroups/%s/ports/detail' % pg)
 
 

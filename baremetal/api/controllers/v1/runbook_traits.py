@@ -3,17 +3,13 @@ runbook run on a node.  A node may use a runbook when it has at least
 one of the runbook's traits (before 1.112: a trait of the runbook's
 name).  Trait names follow the node traits' rule (common/traits.py)."""
 
-import sqlalchemy as sa
-
 from baremetal.api import policy
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import runbooks
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.common import traits
-from baremetal.db import api as db
-
-RBT = db.T['runbook_traits']
+from baremetal.db import runbooks as db_runbooks
 
 _ONE_OR_ALL = ('A single runbook trait may be added via PUT '
                '/v1/runbooks/<runbook identifier>/traits/<trait> with no '
@@ -34,21 +30,12 @@ def _runbook(req, runbook: str, rule: str) -> dict:
     return row
 
 
-def set_all(runbook_id: int, wanted: list[str]) -> None:
-    now = db.utcnow()
-    with db.writer() as conn:
-        conn.execute(RBT.delete().where(RBT.c.runbook_id == runbook_id))
-        if wanted:
-            conn.execute(RBT.insert(), [
-                {'runbook_id': runbook_id, 'trait': t, 'created_at': now}
-                for t in sorted(set(wanted))])
-
-
 @route('GET', '/v1/runbooks/{runbook}/traits',
        min_version=versions.RUNBOOK_TRAITS)
 def list_traits(req, runbook):
     row = _runbook(req, runbook, 'baremetal:runbook:get')
-    return {'traits': runbooks.traits_of([row['id']]).get(row['id'], [])}
+    return {'traits': db_runbooks.traits_of([row['id']]).get(row['id'],
+                                                              [])}
 
 
 @route('PUT', '/v1/runbooks/{runbook}/traits', status=204,
@@ -70,7 +57,7 @@ def set_traits(req, runbook):
     for t in wanted:
         _check(t)
     row = _runbook(req, runbook, 'baremetal:runbook:update')
-    set_all(row['id'], wanted)
+    db_runbooks.set_traits(row['id'], wanted)
     return None
 
 
@@ -82,12 +69,7 @@ def add_trait(req, runbook, trait):
         raise exception.InvalidParameterValue(
             err='No body should be provided when adding a trait')
     row = _runbook(req, runbook, 'baremetal:runbook:update')
-    with db.writer() as conn:
-        exists = conn.execute(sa.select(RBT.c.trait).where(
-            RBT.c.runbook_id == row['id'], RBT.c.trait == trait)).first()
-        if not exists:
-            conn.execute(RBT.insert().values(
-                runbook_id=row['id'], trait=trait, created_at=db.utcnow()))
+    db_runbooks.add_trait(row['id'], trait)
     req.response_headers['Location'] = req.link(
         'runbooks', runbook, 'traits', trait)['href']
     return None
@@ -97,7 +79,7 @@ def add_trait(req, runbook, trait):
        min_version=versions.RUNBOOK_TRAITS)
 def delete_traits(req, runbook):
     row = _runbook(req, runbook, 'baremetal:runbook:update')
-    set_all(row['id'], [])
+    db_runbooks.set_traits(row['id'], [])
     return None
 
 
@@ -107,7 +89,5 @@ def delete_trait(req, runbook, trait):
     """Removing a trait the runbook does not have does nothing (as
     Ironic; a node's missing trait is a 404)."""
     row = _runbook(req, runbook, 'baremetal:runbook:update')
-    with db.writer() as conn:
-        conn.execute(RBT.delete().where(RBT.c.runbook_id == row['id'],
-                                        RBT.c.trait == trait))
+    db_runbooks.delete_trait(row['id'], trait)
     return None

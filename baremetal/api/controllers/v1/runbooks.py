@@ -7,8 +7,6 @@ a node with a trait of the runbook's name."""
 
 import re
 
-import sqlalchemy as sa
-
 from baremetal.api import patching
 from baremetal.api import policy
 from baremetal.api import resource
@@ -18,10 +16,10 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import runbooks as rb_schema
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import runbooks as db_runbooks
 
 RB = db.T['runbooks']
 RBS = db.T['runbook_steps']
-RBT = db.T['runbook_traits']
 STEPS = step_lists.StepTable(RBS, RB, 'runbook_id', 'order', 'runbook')
 
 # a name from 1.112 (and in any PATCH, as Ironic): what a URL can hold
@@ -32,21 +30,9 @@ _PATCHABLE = ('disable_ramdisk', 'extra', 'name', 'owner', 'public',
               'steps')
 
 
-def traits_of(ids: list[int]) -> dict[int, list[str]]:
-    """The traits of runbooks, sorted, in one query."""
-    out: dict[int, list[str]] = {}
-    if ids:
-        with db.reader() as conn:
-            for rid, trait in conn.execute(sa.select(
-                    RBT.c.runbook_id, RBT.c.trait).where(
-                    RBT.c.runbook_id.in_(ids))):
-                out.setdefault(rid, []).append(trait)
-    return {k: sorted(v) for k, v in out.items()}
-
-
 def _derive(rows):
     steps = STEPS.derive(rows)
-    traits = traits_of([r['id'] for r in rows])
+    traits = db_runbooks.traits_of([r['id'] for r in rows])
     return lambda r: dict(steps(r), traits=traits.get(r['id'], []))
 
 
@@ -128,7 +114,7 @@ def _visible(req):
     except exception.NotAuthorized:
         pass
     project = req.context.project_id
-    return ((RB.c.owner == project) | RB.c.public.is_(True),)
+    return (db_runbooks.visible_to(project),)
 
 
 @route('GET', '/v1/runbooks', min_version=versions.RUNBOOKS)
@@ -193,8 +179,7 @@ def patch_runbook(req, runbook):
 def delete_runbook(req, runbook):
     policy.authorize(req, 'baremetal:runbook:delete')
     row = RES.get_row(req, runbook)
-    with db.writer() as conn:
-        conn.execute(RBT.delete().where(RBT.c.runbook_id == row['id']))
+    db_runbooks.delete_traits(row['id'])
     STEPS.delete(row['id'])
 
 
@@ -225,7 +210,7 @@ def _check_applies(req, row: dict, node: dict, node_traits: set) -> None:
                     'has no trait %s' % (row['uuid'], row['name'],
                                          node['uuid'], row['name']))
         return
-    mine = set(traits_of([row['id']]).get(row['id'], []))
+    mine = set(db_runbooks.traits_of([row['id']]).get(row['id'], []))
     if not mine:
         raise exception.InvalidParameterValue(
             err='Runbook %s has no traits configured; an administrator '

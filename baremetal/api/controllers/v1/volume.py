@@ -12,6 +12,7 @@ from baremetal.api.schemas import volume as volume_schema
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import api as db
+from baremetal.db import volume as db_volume
 
 VC = db.T['volume_connectors']
 VT = db.T['volume_targets']
@@ -124,7 +125,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         if node:
             row = nodes.get_row(req, node, ('id', 'uuid', 'owner',
                                             'lessee'))
-            return [res.table.c.node_id == row['id']]
+            return [db_volume.on_node(res.table, row['id'])]
         return []
 
     @route('GET', base, min_version=minv)
@@ -138,7 +139,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
     @route('GET', '/v1/nodes/{node}/volume/' + kind, min_version=minv)
     def by_node(req, node):
         row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-        return res.list(req, [res.table.c.node_id == row['id']],
+        return res.list(req, [db_volume.on_node(res.table, row['id'])],
                         path='nodes/%s/volume/%s' % (node, kind))
 
     @route('POST', base, status=201, min_version=minv)

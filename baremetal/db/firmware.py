@@ -1,0 +1,52 @@
+"""A node's firmware components (API 1.86) as stored."""
+
+from baremetal.db import api as db
+
+FIRMWARE = db.T['firmware_information']
+# a component's vendor, model and serial number, when the hardware says
+IDENTITY = ('vendor', 'model', 'serial_number')
+
+
+def store_components(node_id: int, found: list[dict]) -> None:
+    """Update the node's stored components to what the hardware reports
+    (``found``), in one transaction that reads what is stored and writes
+    only what changed: a new component keeps its first version as
+    ``initial_version``; a version that changed is
+    ``last_version_flashed``; a component no longer reported goes."""
+    t = FIRMWARE
+    now = db.utcnow()
+    with db.writer() as conn:
+        stored = {r['component']: r for r in conn.execute(
+            t.select().where(t.c.node_id == node_id)).mappings()}
+        new = []
+        for comp in found:
+            name, version = comp['component'], comp.get('current_version')
+            # what the hardware says the component is (API 1.114)
+            identity = {k: comp.get(k) for k in IDENTITY}
+            row = stored.pop(name, None)
+            if row is None:
+                new.append(dict(identity, node_id=node_id, component=name,
+                                initial_version=version or '',
+                                current_version=version,
+                                last_version_flashed=None, created_at=now))
+                continue
+            changes = {k: v for k, v in identity.items() if row[k] != v}
+            if row['current_version'] != version:
+                changes.update(current_version=version,
+                               last_version_flashed=version)
+            if changes:
+                conn.execute(t.update().where(t.c.id == row['id']).values(
+                    updated_at=now, **changes))
+        if new:
+            conn.execute(t.insert(), new)
+        if stored:
+            # components the hardware no longer reports
+            conn.execute(t.delete().where(t.c.id.in_(
+                [r['id'] for r in stored.values()])))
+
+
+def components(node_id: int) -> list[dict]:
+    """The node's stored components, by name."""
+    t = FIRMWARE
+    return sorted(db.query(t, (t.c.node_id == node_id,)),
+                  key=lambda r: r['component'])

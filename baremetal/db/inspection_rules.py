@@ -1,0 +1,16 @@
+"""Inspection rules (API 1.96): the rules of a phase."""
+
+from baremetal.db import api as db
+
+IR = db.T['inspection_rules']
+
+
+def in_phase(phase: str):
+    """Condition: the rules of this phase (``main``, ...)."""
+    return IR.c.phase == phase
+
+
+def of_phase(phase: str) -> list[dict]:
+    """The stored rules of this phase, in creation order."""
+    return [dict(r) for r in db.query(IR, (in_phase(phase),),
+                                      sort_key='id')]

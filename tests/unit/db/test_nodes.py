@@ -1,0 +1,80 @@
+"""db/nodes.py: the conditions of a node list, the node sub-selects of
+port and port group lists, and the small reads of nodes, against a real
+(SQLite) database."""
+
+from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+
+
+def _node(name, **fields):
+    return db.create(db.NODES, dict({'driver': 'fake-hardware',
+                                     'name': name}, **fields))
+
+
+def _names(*filters):
+    return sorted(r['name'] for r in db.query(db.NODES, filters))
+
+
+def test_list_conditions_pick_their_nodes(api):
+    _node('a', instance_uuid=db._new_uuid(), maintenance=True,
+          retired=True, shard='s1', conductor_group='rack1',
+          description='50% off')
+    _node('b', maintenance=False, retired=False, shard='s2',
+          description='500 off')
+    _node('c', maintenance=False, retired=None, parent_node='a-parent')
+
+    assert _names(db_nodes.equals('name', 'b')) == ['b']
+    assert _names(db_nodes.equals('conductor_group', 'rack1')) == ['a']
+    assert _names(db_nodes.associated(True)) == ['a']
+    assert _names(db_nodes.associated(False)) == ['b', 'c']
+    assert _names(db_nodes.in_maintenance(True)) == ['a']
+    assert _names(db_nodes.in_maintenance(False)) == ['b', 'c']
+    assert _names(db_nodes.retired(True)) == ['a']
+    # never set counts as not retired
+    assert _names(db_nodes.retired(False)) == ['b', 'c']
+    assert _names(db_nodes.in_shards(['s1', 's2'])) == ['a', 'b']
+    assert _names(db_nodes.in_shards([])) == []
+    assert _names(db_nodes.sharded(True)) == ['a', 'b']
+    assert _names(db_nodes.sharded(False)) == ['c']
+    assert _names(db_nodes.without_parent()) == ['a', 'b']
+    assert _names(db_nodes.description_contains('50%')) == ['a']
+    assert _names(db_nodes.description_contains(' off')) == ['a', 'b']
+
+
+def test_node_sub_selects(api):
+    a = _node('a', conductor_group='rack1', shard='s1')
+    b = _node('b', conductor_group='rack2', shard='s1')
+    _node('c', conductor_group='rack2')
+    ids = (db.NODES.c.id,)
+    for sub, expected in ((db_nodes.ids_in_conductor_groups(['rack1']),
+                           [a['id']]),
+                          (db_nodes.ids_in_shards(['s1']),
+                           [a['id'], b['id']]),
+                          (db_nodes.ids_in_shards(['s9']), [])):
+        got = db.query(db.NODES, (ids[0].in_(sub),), ('id',))
+        assert sorted(r['id'] for r in got) == expected
+
+
+def test_uuids_children_chassis_and_shards(api):
+    a = _node('a', shard='s1')
+    b = _node('b', shard='s1', parent_node=a['uuid'])
+    chassis = db.create(db.T['chassis'], {})
+    c = _node('c', parent_node=a['uuid'], chassis_id=chassis['id'])
+    _node('d')
+
+    assert db_nodes.uuids_by_id({a['id'], c['id']}) == {
+        a['id']: a['uuid'], c['id']: c['uuid']}
+    assert db_nodes.uuids_by_id({12345}) == {}
+    assert sorted(k['uuid'] for k in db_nodes.children(a['uuid'])) == \
+        sorted([b['uuid'], c['uuid']])
+    assert db_nodes.children(b['uuid']) == []
+    assert db_nodes.count_in_chassis(chassis['id']) == 1
+    assert db_nodes.count_in_chassis(chassis['id'] + 1) == 0
+    assert sorted(map(tuple, db_nodes.shard_counts()),
+                  key=lambda r: r[0] or '') == [(None, 2), ('s1', 2)]
+
+
+def test_unreserved(api):
+    _node('free')
+    _node('held', reservation='host1')
+    assert _names(db_nodes.unreserved()) == ['free']

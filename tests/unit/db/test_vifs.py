@@ -1,0 +1,27 @@
+"""db/vifs.py: the ports and port groups a VIF is bound on, against a
+real (SQLite) database."""
+
+from baremetal.db import api as db
+from baremetal.db import vifs
+
+
+def test_port_by_uuid_and_ports_of_node(api):
+    a = db.create(db.NODES, {'driver': 'fake-hardware'})
+    b = db.create(db.NODES, {'driver': 'fake-hardware'})
+    p = db.create(db.PORTS, {'node_id': a['id'],
+                             'address': '52:54:00:00:00:01',
+                             'internal_info': {'tenant_vif_port_id': 'v'}})
+    db.create(db.PORTS, {'node_id': b['id'],
+                         'address': '52:54:00:00:00:02'})
+    pg = db.create(db.PORTGROUPS, {'node_id': a['id']})
+
+    assert vifs.port_by_uuid('ports', p['uuid']) == {
+        'id': p['id'], 'node_id': a['id'],
+        'internal_info': {'tenant_vif_port_id': 'v'}}
+    assert vifs.port_by_uuid('portgroups', pg['uuid'])['id'] == pg['id']
+    assert vifs.port_by_uuid('ports', pg['uuid']) is None
+    assert vifs.ports_of_node('ports', a['id']) == [
+        {'id': p['id'], 'internal_info': {'tenant_vif_port_id': 'v'}}]
+    assert [r['id'] for r in vifs.ports_of_node('portgroups', a['id'])] \
+        == [pg['id']]
+    assert vifs.ports_of_node('portgroups', b['id']) == []
