@@ -197,11 +197,12 @@ def test_a_target_breaking_the_schema_is_refused(server, bmc, target,
     assert got['target_raid_config'] == {}
 
 
-def _deploy_with_template(server, bmc, system, template):
+def _deploy_with_template(server, bmc, system, template, agent=None,
+                          **fields):
     """Deploy a ramdisk-deploy node whose instance asks for the trait of
-    ``template`` (a deploy template); a stand-in answers for the agent
-    once the ramdisk is booted.  Returns (node, the (state, step) pairs
-    seen, the node at the end)."""
+    ``template`` (a deploy template); a stand-in (``agent``, or a new
+    one) answers for the agent once the ramdisk is booted.  Returns
+    (node, the (state, step) pairs seen, the node at the end)."""
     status, body = bs.http(server, 'POST', '/v1/deploy_templates',
                            template)
     assert status == 201, body
@@ -209,7 +210,7 @@ def _deploy_with_template(server, bmc, system, template):
     node = bs.create(server, driver='redfish', deploy_interface='ramdisk',
                      driver_info=bmc.driver_info(system['uuid']),
                      # API 1.47; the BMC is under test, not the agent
-                     automated_clean=False)['uuid']
+                     automated_clean=False, **fields)['uuid']
     bs.http(server, 'PUT', '/v1/nodes/%s/traits' % node,
             {'traits': [trait]})
     # what Nova passes from the flavor's required traits
@@ -235,7 +236,7 @@ def _deploy_with_template(server, bmc, system, template):
                   what='the RAID step and the ramdisk boot')
     if got['provision_state'] == 'deploy failed':
         return node, seen, got
-    agent = agent_double.AgentDouble()
+    agent = agent or agent_double.AgentDouble()
     try:
         status, found = bs.http(
             server, 'GET', '/v1/lookup?node_uuid=%s' % node, version='1.62')
@@ -323,4 +324,32 @@ def test_deploy_template_raid_step_without_its_config_is_refused(server,
     assert got['provision_state'] == 'deploy failed'
     assert 'missing required argument(s) raid_config' in \
         got['last_error'], got['last_error']
+    assert _volumes(bmc, DEPLOY_BAD) == []
+
+
+def test_deploy_template_has_the_agent_raid_interface_build_it(server, bmc):
+    """raid_interface agent: the template's raid.apply_configuration
+    (priority 90, once deploy.deploy has booted the ramdisk) is the
+    agent's deploy step (deploy.execute_deploy_step); what the agent
+    reports built becomes raid_config.  The BMC is sushy-tools, the agent
+    a stand-in (tests/vm/test_software_raid.py runs the real one at
+    cleaning)."""
+    config = {'logical_disks': [
+        {'size_gb': 'MAX', 'raid_level': '1', 'controller': 'software',
+         'is_root_volume': True}]}
+    agent = agent_double.AgentDouble()
+    agent.results['apply_configuration'] = {'deploy_result': config}
+    node, seen, got = _deploy_with_template(server, bmc, DEPLOY_BAD, {
+        'name': 'CUSTOM_SOFTWARE_RAID1', 'steps': [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 90, 'args': {'raid_config': config}}]},
+        agent=agent, raid_interface='agent')
+    assert got['provision_state'] == 'active', got['last_error']
+    assert agent.names() == [
+        'deploy.execute_deploy_step:apply_configuration']
+    step = agent.received[0]['params']['step']
+    assert step['args'] == {'raid_config': config, 'delete_existing': True}
+    assert got['raid_config']['logical_disks'] == config['logical_disks']
+    assert 'raid_level:1' in got['properties']['capabilities']
+    # out of band, nothing was asked of the BMC's storage
     assert _volumes(bmc, DEPLOY_BAD) == []
