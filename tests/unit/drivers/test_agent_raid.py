@@ -358,3 +358,43 @@ def test_deploy_template_software_raid_the_agent_would_refuse(api, agent):
         'logical disk' in node['last_error'], node['last_error']
     assert agent.received == []
     assert node['raid_config'] == {}
+
+
+def test_deploy_template_software_raid_then_the_image_on_it(tmp_path,
+                                                            agent):
+    """The direct deploy: the template's apply_configuration (90) runs
+    once the agent is up, before the image (80); what the agent built
+    names the software controller, so the boot loader is installed on
+    the RAID after the image, as when it was built at cleaning."""
+    from tests.unit.drivers import test_direct_deploy as direct
+    h = harness.Harness(tmp_path, overrides={
+        'deploy.erase_devices_priority': 0,
+        'deploy.http_server_port': 0})
+    try:
+        uuid = direct._available(
+            h, agent, image_source='http://127.0.0.1:9/disk.raw',
+            image_os_hash_algo='sha256', image_os_hash_value=direct.SHA,
+            image_disk_format='raw', traits=['CUSTOM_SOFTWARE_RAID1'])
+        status, body, _ = h.request(
+            'POST', '/v1/deploy_templates',
+            _apply_template('CUSTOM_SOFTWARE_RAID1', RAID1_MAX),
+            version='1.55')
+        assert status == 201, body
+        assert h.request('PATCH', '/v1/nodes/%s' % uuid, [
+            {'op': 'add', 'path': '/raid_interface', 'value': 'agent'},
+            {'op': 'add', 'path': '/properties/capabilities',
+             'value': 'boot_mode:uefi'}])[0] == 200
+        agent.results['apply_configuration'] = {'deploy_result': RAID1_MAX}
+        h.provision(uuid, 'active')
+        h.wait_for(uuid, 'wait call-back')
+        agent_tests._boot_agent(h, agent, uuid)
+        node = h.wait_for(uuid, 'active')
+        assert node['last_error'] is None, node['last_error']
+        assert agent.names() == [
+            'deploy.execute_deploy_step:apply_configuration',
+            'standby.prepare_image', 'image.install_bootloader',
+            'standby.sync']
+        assert node['raid_config']['logical_disks'] == \
+            RAID1_MAX['logical_disks']
+    finally:
+        h.close()
