@@ -80,6 +80,19 @@ def test_bios_update_through_the_update_service(server, bmc):
         bmc.get('/redfish/v1/Managers/%s' % bmc.get(
             '/redfish/v1/Managers')['Members'][0]['@odata.id'].rsplit(
                 '/', 1)[-1])['FirmwareVersion']
+    # the chassis' network adapters (tests/bmc/redfish_nics.py), as
+    # Metal3's HostFirmwareComponents lists them: nic:<adapter Id>
+    chassis = bmc.get(bmc.system(system['uuid'])['Links']['Chassis'][0][
+        '@odata.id'])
+    adapters = bmc.get(chassis['NetworkAdapters']['@odata.id'])['Members']
+    assert len(adapters) == 2
+    for member in adapters:
+        adapter = bmc.get(member['@odata.id'])
+        nic = comps['nic:%s' % adapter['Id']]
+        assert (nic['current_version'], nic['initial_version']) == (
+            adapter['Controllers'][0]['FirmwarePackageVersion'],) * 2
+    assert set(comps) == {'bios', 'bmc', 'nic:NIC.Slot.1',
+                          'nic:NIC.Embedded.1'}
 
     got = _clean(server, node, [
         {'component': 'bios', 'url': 'http://127.0.0.1:9/bios-1.1.0.bin'}])
