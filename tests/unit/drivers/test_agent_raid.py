@@ -398,3 +398,34 @@ def test_deploy_template_software_raid_then_the_image_on_it(tmp_path,
             RAID1_MAX['logical_disks']
     finally:
         h.close()
+
+
+def test_servicing_with_the_agents_apply_configuration_records_it(api,
+                                                                  agent):
+    """IPA offers apply_configuration as a service step too: what it
+    built becomes raid_config, as for create_configuration."""
+    uuid = agent_tests._active_agent_node(api, agent,
+                                          raid_interface='agent')
+    agent.service_steps.append(
+        {'step': 'apply_configuration', 'priority': 0, 'interface': 'raid',
+         'reboot_requested': False, 'argsinfo': {
+             'raid_config': {'description': 'x', 'required': True},
+             'delete_existing': {'description': 'y', 'required': False}}})
+    agent.results['apply_configuration'] = {'service_result': RAID1_MAX}
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid,
+        {'target': 'service', 'service_steps': [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'args': {'raid_config': RAID1_MAX}}]}, version='1.87')
+    assert status == 202, body
+    api.wait_for(uuid, 'service wait')
+    agent_tests._boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None, node['last_error']
+    assert agent.names() == [
+        'service.get_service_steps',
+        'service.execute_service_step:apply_configuration']
+    assert agent.received[1]['params']['step']['args'] == {
+        'raid_config': RAID1_MAX}
+    assert node['raid_config']['logical_disks'] == \
+        RAID1_MAX['logical_disks']
