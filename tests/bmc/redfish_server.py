@@ -17,6 +17,8 @@ wrapper subclasses it:
   from each fake system's JSON (``memory_gib``, ``cpus``, ``disks``);
 * a chassis Power resource, which sushy-tools has none of
   (tests/bmc/redfish_power.py);
+* chassis NetworkAdapters with their firmware versions, which sushy-tools
+  has none of (tests/bmc/redfish_nics.py);
 * an EventService, which sushy-tools has none of
   (tests/bmc/redfish_events.py);
 * Storage and Drives from each fake system's ``storage`` (sushy-tools'
@@ -36,6 +38,7 @@ from sushy_tools.emulator import main as emulator
 from sushy_tools.emulator.resources.systems import fakedriver
 
 from tests.bmc import redfish_events
+from tests.bmc import redfish_nics
 from tests.bmc import redfish_power
 from tests.bmc import redfish_volumes
 
@@ -147,6 +150,7 @@ def main(argv=None):
     redfish_events.install(emulator.app)
     redfish_volumes.install(emulator.app)
     redfish_power.install(emulator.app)
+    redfish_nics.install(emulator.app)
     emulator.app.run(host='127.0.0.1', port=args.port, threaded=True)
 
 

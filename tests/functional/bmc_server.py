@@ -34,7 +34,8 @@ def conf(tmp) -> dict:
                                           'ipmitool', 'redfish'],
         'enabled_bios_interfaces': ['no-bios', 'fake', 'redfish'],
         'enabled_inspect_interfaces': ['no-inspect', 'fake', 'redfish'],
-        'enabled_raid_interfaces': ['no-raid', 'fake', 'redfish'],
+        'enabled_raid_interfaces': ['no-raid', 'fake', 'redfish',
+                                    'agent'],
         'enabled_firmware_interfaces': ['no-firmware', 'fake', 'redfish'],
         # these tests exercise the BMC: the fake boot boots nothing; a
         # test that deploys keeps the agent deploy (the fake deploy runs

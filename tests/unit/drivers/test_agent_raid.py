@@ -11,7 +11,6 @@ from baremetal.drivers import generic
 from baremetal.drivers import ipmi
 from baremetal.drivers import redfish
 
-from tests import agent_double
 from tests import harness
 from tests.unit.drivers import test_agent_deploy as agent_tests
 
@@ -271,3 +270,162 @@ def test_deploy_on_software_raid_has_the_agent_install_the_boot_loader(
                                  'image.install_bootloader', 'standby.sync']
     finally:
         h.close()
+
+
+def _deploy_with_template(api, agent, template, end='active', **fields):
+    """A ramdisk-deploy node whose instance asks for the trait of
+    ``template``, deployed; the agent boots once, when deploy.deploy
+    booted the ramdisk.  Returns the node once it rests in ``end``."""
+    status, body, _ = api.request('POST', '/v1/deploy_templates', template,
+                                  version='1.55')
+    assert status == 201, body
+    uuid = _raid_node(api, automated_clean=False, **fields)
+    assert api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info/traits',
+         'value': [template['name']]}])[0] == 200
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'available')
+    api.provision(uuid, 'active')
+    node = api.wait_for(uuid, 'wait call-back')
+    assert node['deploy_step']['step'] == 'deploy', node['deploy_step']
+    agent_tests._boot_agent(api, agent, uuid)
+    return api.wait_for(uuid, end)
+
+
+def _apply_template(name, config, priority=90, **args):
+    return {'name': name, 'steps': [
+        {'interface': 'raid', 'step': 'apply_configuration',
+         'priority': priority, 'args': dict(raid_config=config, **args)}]}
+
+
+def test_deploy_template_has_the_agent_apply_a_raid_config(api, agent):
+    """raid.apply_configuration in a deploy template, between the
+    ramdisk's boot (deploy.deploy, 100) and the image (80): the agent's
+    own deploy step builds the configuration the template carries, and
+    what it built becomes the node's raid_config."""
+    built = {'logical_disks': [dict(RAID1_MAX['logical_disks'][0],
+                                    root_device_hint={'name': '/dev/md0'})]}
+    agent.results['apply_configuration'] = {'deploy_result': built}
+    agent.polls_until_done = 2
+    node = _deploy_with_template(
+        api, agent, _apply_template('CUSTOM_SOFTWARE_RAID1', RAID1_MAX,
+                                    delete_existing=False))
+    assert node['provision_state'] == 'active', node['last_error']
+    assert agent.names() == [
+        'deploy.execute_deploy_step:apply_configuration']
+    sent = agent.received[0]['params']
+    assert sent['step'] == {
+        'interface': 'raid', 'step': 'apply_configuration', 'priority': 90,
+        'args': {'raid_config': RAID1_MAX, 'delete_existing': False},
+        'abortable': False}
+    # the agent's versions are not checked: it was not asked for its
+    # steps this boot (IPA skips the check given None)
+    assert sent['deploy_version'] is None
+    assert node['raid_config']['logical_disks'] == built['logical_disks']
+    assert node['properties']['root_device'] == {'name': '/dev/md0'}
+    assert 'raid_level:1' in node['properties']['capabilities']
+
+
+def test_deploy_template_agent_raid_step_before_the_ramdisk_fails(api,
+                                                                  agent):
+    """At priority 150 the step would run before deploy.deploy boots the
+    agent: the deployment fails saying so, nothing is sent."""
+    status, body, _ = api.request(
+        'POST', '/v1/deploy_templates',
+        _apply_template('CUSTOM_EARLY_RAID', RAID1_MAX, priority=150),
+        version='1.55')
+    assert status == 201, body
+    uuid = _raid_node(api, automated_clean=False)
+    api.request('PATCH', '/v1/nodes/%s' % uuid, [
+        {'op': 'add', 'path': '/instance_info/traits',
+         'value': ['CUSTOM_EARLY_RAID']}])
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'available')
+    api.provision(uuid, 'active')
+    node = api.wait_for(uuid, 'deploy failed')
+    assert 'runs in the agent ramdisk, which is not up at priority 150' \
+        in node['last_error'], node['last_error']
+    assert node['raid_config'] == {}
+    assert agent.received == []
+
+
+def test_deploy_template_software_raid_the_agent_would_refuse(api, agent):
+    node = _deploy_with_template(api, agent, _apply_template(
+        'CUSTOM_BAD_RAID', {'logical_disks': [
+            {'size_gb': 'MAX', 'raid_level': '0',
+             'controller': 'software'}]}), end='deploy failed')
+    assert 'Software RAID Configuration requires RAID-1 for the first ' \
+        'logical disk' in node['last_error'], node['last_error']
+    assert agent.received == []
+    assert node['raid_config'] == {}
+
+
+def test_deploy_template_software_raid_then_the_image_on_it(tmp_path,
+                                                            agent):
+    """The direct deploy: the template's apply_configuration (90) runs
+    once the agent is up, before the image (80); what the agent built
+    names the software controller, so the boot loader is installed on
+    the RAID after the image, as when it was built at cleaning."""
+    from tests.unit.drivers import test_direct_deploy as direct
+    h = harness.Harness(tmp_path, overrides={
+        'deploy.erase_devices_priority': 0,
+        'deploy.http_server_port': 0})
+    try:
+        uuid = direct._available(
+            h, agent, image_source='http://127.0.0.1:9/disk.raw',
+            image_os_hash_algo='sha256', image_os_hash_value=direct.SHA,
+            image_disk_format='raw', traits=['CUSTOM_SOFTWARE_RAID1'])
+        status, body, _ = h.request(
+            'POST', '/v1/deploy_templates',
+            _apply_template('CUSTOM_SOFTWARE_RAID1', RAID1_MAX),
+            version='1.55')
+        assert status == 201, body
+        assert h.request('PATCH', '/v1/nodes/%s' % uuid, [
+            {'op': 'add', 'path': '/raid_interface', 'value': 'agent'},
+            {'op': 'add', 'path': '/properties/capabilities',
+             'value': 'boot_mode:uefi'}])[0] == 200
+        agent.results['apply_configuration'] = {'deploy_result': RAID1_MAX}
+        h.provision(uuid, 'active')
+        h.wait_for(uuid, 'wait call-back')
+        agent_tests._boot_agent(h, agent, uuid)
+        node = h.wait_for(uuid, 'active')
+        assert node['last_error'] is None, node['last_error']
+        assert agent.names() == [
+            'deploy.execute_deploy_step:apply_configuration',
+            'standby.prepare_image', 'image.install_bootloader',
+            'standby.sync']
+        assert node['raid_config']['logical_disks'] == \
+            RAID1_MAX['logical_disks']
+    finally:
+        h.close()
+
+
+def test_servicing_with_the_agents_apply_configuration_records_it(api,
+                                                                  agent):
+    """IPA offers apply_configuration as a service step too: what it
+    built becomes raid_config, as for create_configuration."""
+    uuid = agent_tests._active_agent_node(api, agent,
+                                          raid_interface='agent')
+    agent.service_steps.append(
+        {'step': 'apply_configuration', 'priority': 0, 'interface': 'raid',
+         'reboot_requested': False, 'argsinfo': {
+             'raid_config': {'description': 'x', 'required': True},
+             'delete_existing': {'description': 'y', 'required': False}}})
+    agent.results['apply_configuration'] = {'service_result': RAID1_MAX}
+    status, body, _ = api.request(
+        'PUT', '/v1/nodes/%s/states/provision' % uuid,
+        {'target': 'service', 'service_steps': [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'args': {'raid_config': RAID1_MAX}}]}, version='1.87')
+    assert status == 202, body
+    api.wait_for(uuid, 'service wait')
+    agent_tests._boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None, node['last_error']
+    assert agent.names() == [
+        'service.get_service_steps',
+        'service.execute_service_step:apply_configuration']
+    assert agent.received[1]['params']['step']['args'] == {
+        'raid_config': RAID1_MAX}
+    assert node['raid_config']['logical_disks'] == \
+        RAID1_MAX['logical_disks']

@@ -28,7 +28,8 @@ class _Task:
 def bmc(monkeypatch):
     state = types.SimpleNamespace(submitted=[], outcomes={}, restarts=0)
     manager = types.SimpleNamespace(firmware_version='2.10', model='X1')
-    system = types.SimpleNamespace(bios_version='1.0.0', managers=[manager])
+    system = types.SimpleNamespace(bios_version='1.0.0', managers=[manager],
+                                   json={}, chassis=[])
     state.system = system
     monkeypatch.setattr(client, 'get_system', lambda node, conf: system)
     monkeypatch.setattr(client, 'call',
@@ -61,6 +62,47 @@ def test_components_are_the_bios_and_the_bmc(bmc):
         _Task()) == [
         {'component': 'bios', 'current_version': '1.0.0'},
         {'component': 'bmc', 'current_version': '2.10', 'model': 'X1'}]
+
+
+def _adapter(ident, *versions):
+    return types.SimpleNamespace(
+        identity=ident, manufacturer='Acme', model='X710',
+        serial_number='SN-' + ident, controllers=[
+            types.SimpleNamespace(firmware_package_version=v)
+            for v in versions])
+
+
+def test_network_adapters_of_the_first_chassis_are_nic_components(bmc):
+    adapters = [_adapter('NIC.Slot.1', None, '22.5.7'),
+                _adapter('NIC.Embedded.1'),    # reports no version
+                _adapter('NIC.Slot.2', '14.1')]
+    first = types.SimpleNamespace(
+        json={'NetworkAdapters': {}}, network_adapters=types.SimpleNamespace(
+            get_members=lambda: adapters))
+    other = types.SimpleNamespace(json={'NetworkAdapters': {}})
+    bmc.system.json = {'Links': {'Chassis': [{}, {}]}}
+    bmc.system.chassis = [first, other]
+    got = firmware.RedfishFirmware().cache_firmware_components(_Task())
+    assert got[2:] == [
+        {'component': 'nic:NIC.Slot.1', 'current_version': '22.5.7',
+         'vendor': 'Acme', 'model': 'X710',
+         'serial_number': 'SN-NIC.Slot.1'},
+        {'component': 'nic:NIC.Slot.2', 'current_version': '14.1',
+         'vendor': 'Acme', 'model': 'X710',
+         'serial_number': 'SN-NIC.Slot.2'}]
+
+
+def test_network_adapters_that_cannot_be_read_leave_the_others(
+        bmc, monkeypatch):
+    @contextlib.contextmanager
+    def call(node, conf, what):
+        if what == 'read the network adapters':
+            raise exception.RedfishError(error='adapters: 500')
+        yield
+    monkeypatch.setattr(client, 'call', call)
+    bmc.system.json = {'Links': {'Chassis': [{}]}}
+    got = firmware.RedfishFirmware().cache_firmware_components(_Task())
+    assert [c['component'] for c in got] == ['bios', 'bmc']
 
 
 def test_no_version_at_all_is_an_error(bmc):

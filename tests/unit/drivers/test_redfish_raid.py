@@ -213,3 +213,52 @@ def test_refused_before_the_bmc_is_asked(bmc, disk, message):
 def test_no_target_is_missing(bmc):
     with pytest.raises(exception.InvalidParameterValue):
         raid.RedfishRAID().create_configuration(_task({}))
+
+
+def test_apply_configuration_is_a_deploy_step_taking_the_config():
+    steps = {s['step']: s for s in raid.RedfishRAID().get_deploy_steps(None)}
+    apply = steps['apply_configuration']
+    assert apply['priority'] == 0
+    assert apply['argsinfo']['raid_config']['required'] is True
+    assert {'create_root_volume', 'create_nonroot_volumes',
+            'delete_existing'} <= set(apply['argsinfo'])
+    assert steps['delete_configuration']['priority'] == 0
+    assert 'apply_configuration' not in {
+        s['step'] for s in raid.RedfishRAID().get_clean_steps(None)}
+
+
+def test_apply_configuration_builds_it_and_makes_it_the_target(bmc):
+    bmc.vols.append(_Volume('3', 'old', 'RAID0', 10 * GIB, ['D4'], bmc))
+    task = _task({'logical_disks': [{'size_gb': 5, 'raid_level': '0'}]},
+                 state=states.DEPLOYING)
+    config = {'logical_disks': [
+        {'size_gb': 80, 'raid_level': '1', 'is_root_volume': True}]}
+    step = {'interface': 'raid', 'step': 'apply_configuration',
+            'args': {'raid_config': config, 'delete_existing': True}}
+    assert raid.RedfishRAID().execute_deploy_step(task, step) is None
+    assert bmc.deleted == [('3', None)]
+    assert [p['Name'] for p, _ in bmc.volumes.posted] == ['abcdef12-ld0']
+    assert task.node.target_raid_config == config
+    assert [(d['raid_level'], d['size_gb'], d.get('is_root_volume'))
+            for d in task.node.raid_config['logical_disks']] == \
+        [('1', 80, True)]
+    assert task.node.properties['local_gb'] == 80
+
+
+@pytest.mark.parametrize('config, message', [
+    ({'logical_disks': [{'size_gb': 10, 'raid_level': '2'}]},
+     'RAID level 2 is not supported by the driver'),
+    ({'disks': []}, 'RAID config validation error'),
+    ('RAID1', 'RAID config validation error'),
+    # the drives cannot hold it: found while planning
+    ({'logical_disks': [{'size_gb': 150, 'raid_level': '1'}]},
+     'no controller has 2 free physical disks'),
+])
+def test_apply_configuration_refused_keeps_the_target(bmc, config,
+                                                      message):
+    before = {'logical_disks': [{'size_gb': 5, 'raid_level': '0'}]}
+    task = _task(before, state=states.DEPLOYING)
+    with pytest.raises(exception.InvalidParameterValue, match=message):
+        raid.RedfishRAID().apply_configuration(task, config)
+    assert task.node.target_raid_config is before
+    assert bmc.volumes.posted == [] and bmc.deleted == []

@@ -171,8 +171,12 @@ def step_command(task, kind: str, step: dict) -> tuple[str, dict]:
                   'interface', 'step', 'priority', 'args', 'abortable')},
               'node': node_for_agent(task),
               'ports': ports_for_agent(task)}
-    params['%s_version' % kind] = node.driver_internal_info.get(
-        VERSIONS) or {}
+    # the hardware managers' versions the agent reported with its steps
+    # this boot; a deploy step's agent was not asked for its steps (the
+    # versions cached are an earlier boot's), and IPA checks none when
+    # given None
+    params['%s_version' % kind] = None if kind == 'deploy' else (
+        node.driver_internal_info.get(VERSIONS) or {})
     return '%s.execute_%s_step' % (kind, kind), params
 
 

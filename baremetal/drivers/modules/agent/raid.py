@@ -47,6 +47,18 @@ CREATE_ARGS = {
                        'true)', 'required': False},
 }
 
+# the deploy step: the configuration comes with the step (a deploy
+# template's args) and is sent to the agent's own apply_configuration,
+# which deletes what is there first unless told not to
+APPLY_ARGS = {
+    'raid_config': {
+        'description': 'The RAID configuration to apply (as '
+                       'target_raid_config)', 'required': True},
+    'delete_existing': {
+        'description': 'Delete the existing RAID configuration first '
+                       '(default true)', 'required': False},
+}
+
 _RESULT_KEYS = {'clean': 'clean_result', 'service': 'service_result',
                 'deploy': 'deploy_result'}
 
@@ -93,6 +105,31 @@ class AgentRAID(base.RAIDInterface):
     def validate_raid_config(self, task, config):
         raid_config.validate(config)
         raid_config.check_software(config)
+
+    # ---- deploy time: a deploy template's step, run by the agent ----
+    @base.deploy_step(priority=0, argsinfo=APPLY_ARGS)
+    def apply_configuration(self, task, raid_config, delete_existing=True):
+        """Have the agent build ``raid_config`` (IPA's deploy step of the
+        same name); what it built becomes the node's raid_config.  The
+        agent must be up: between deploy.deploy (100), which boots it,
+        and deploy.write_image (80)."""
+        node = task.node
+        self.validate_raid_config(task, raid_config)
+        if not node.driver_internal_info.get('agent_url'):
+            raise exception.InvalidParameterValue(
+                err='Node %s: raid.apply_configuration runs in the agent '
+                    'ramdisk, which is not up at priority %s; give the '
+                    'step a priority below the deploy step that boots the '
+                    'ramdisk (deploy.deploy, 100) and above '
+                    'deploy.write_image (80)'
+                    % (node.uuid, (node.deploy_step or {}).get('priority')))
+        step = {'interface': self.interface_type,
+                'step': 'apply_configuration',
+                'priority': (node.deploy_step or {}).get('priority', 0),
+                'abortable': False,
+                'args': {'raid_config': raid_config,
+                         'delete_existing': bool(delete_existing)}}
+        return self._run(task, 'deploy', step)
 
     # ---- the agent's steps ----
     def _agent_steps(self, task, kind: str):
@@ -161,7 +198,8 @@ class AgentRAID(base.RAIDInterface):
             node.properties = props
             node.raid_config = {}
             LOG.info('Node %s: RAID configuration deleted', node.uuid)
-        elif step.get('step') == 'create_configuration':
+        elif step.get('step') in ('create_configuration',
+                                  'apply_configuration'):
             result = (record.get('command_result') or {}).get(
                 _RESULT_KEYS[kind])
             if not result or not isinstance(result, dict):

@@ -3,8 +3,10 @@
 Components (API 1.86, ``GET /v1/nodes/{node}/firmware``), as Ironic's
 redfish interface reads them: ``bios`` is the ComputerSystem's
 ``BiosVersion``, ``bmc`` its first Manager's ``FirmwareVersion`` (and
-``Model``).  The conductor stores them at verification and after every
-firmware step.
+``Model``), ``nic:<adapter Id>`` the ``FirmwarePackageVersion`` of each
+NetworkAdapter of the system's first chassis (with its ``Manufacturer``,
+``Model`` and ``SerialNumber``).  The conductor stores them at
+verification, at inspection and after every firmware step.
 
 The ``update`` step (clean, service and deploy step) takes ``settings``,
 a list of ``{"component": "bios"|"bmc", "url": ..., "wait": seconds}``,
@@ -86,10 +88,41 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
                                   'model': manager.model})
         except exception.RedfishError as e:
             LOG.warning('Node %s: no BMC firmware version: %s', node.uuid, e)
+        found.extend(self._nic_components(task, system))
         if not found:
             raise exception.RedfishError(
                 error='the BMC of node %s reports neither a BIOS nor a BMC '
                       'firmware version' % node.uuid)
+        return found
+
+    @staticmethod
+    def _nic_components(task, system) -> list[dict]:
+        """``nic:<Id>`` of each network adapter of the system's first
+        chassis whose controllers report a firmware package version; none
+        when the BMC serves no adapters."""
+        node, conf = task.node, task.conductor.conf
+        found: list[dict] = []
+        try:
+            with client.call(node, conf, 'read the network adapters'):
+                chassis = system.chassis if (
+                    system.json.get('Links') or {}).get('Chassis') else []
+                if not chassis or 'NetworkAdapters' not in chassis[0].json:
+                    return found
+                for adapter in chassis[0].network_adapters.get_members():
+                    version = next((c.firmware_package_version
+                                    for c in adapter.controllers
+                                    if c.firmware_package_version), None)
+                    if version:
+                        found.append({
+                            'component': 'nic:%s' % adapter.identity,
+                            'current_version': version,
+                            'vendor': adapter.manufacturer,
+                            'model': adapter.model,
+                            'serial_number': adapter.serial_number})
+        except exception.RedfishError as e:
+            LOG.warning('Node %s: no network adapter firmware versions: %s',
+                        node.uuid, e)
+            return []
         return found
 
     @base.clean_step(priority=0, abortable=False, argsinfo=_UPDATE_ARGS,

@@ -60,6 +60,15 @@ _CREATE_ARGS = {
         'description': 'Delete the existing volumes first (default '
                        'false)', 'required': False},
 }
+# the deploy step: the configuration comes with the step (a deploy
+# template's args) and becomes the node's target_raid_config
+APPLY_ARGS = {
+    'raid_config': {
+        'description': 'The RAID configuration to apply (as '
+                       'target_raid_config); it becomes the node\'s '
+                       'target_raid_config', 'required': True},
+    **_CREATE_ARGS,
+}
 
 
 def check_config(node, config) -> None:
@@ -132,6 +141,28 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
                           key=lambda s: s.id)
 
     # ------------------------------------------------------- create
+    @base.deploy_step(priority=0, argsinfo=APPLY_ARGS)
+    def apply_configuration(self, task, raid_config,
+                            create_root_volume=True,
+                            create_nonroot_volumes=True,
+                            delete_existing=False):
+        """Deploy step: make ``raid_config`` the node's target and build
+        it (a deploy template carries the configuration)."""
+        node = task.node
+        check_config(node, raid_config)
+        before = node.target_raid_config
+        node.target_raid_config = raid_config
+        try:
+            return self.create_configuration(
+                task, create_root_volume=create_root_volume,
+                create_nonroot_volumes=create_nonroot_volumes,
+                delete_existing=delete_existing)
+        except exception.Invalid:
+            # a configuration the BMC's drives cannot hold: the step
+            # fails and the node keeps the target it had
+            node.target_raid_config = before
+            raise
+
     @base.clean_step(priority=0, abortable=False, argsinfo=_CREATE_ARGS,
                      requires_ramdisk=False)
     @base.deploy_step(priority=0, argsinfo=_CREATE_ARGS)
