@@ -29,12 +29,14 @@ def pytest_runtest_makereport(item, call):
             rep.sections.append(('baremetal-server log', svc.log()))
 
 
-def start_keystone_server(tmp, ks) -> processes.Service:
+def start_keystone_server(tmp, ks, **default) -> processes.Service:
     """baremetal-server with ``auth_strategy = keystone``, validating
     tokens at the Keystone fixture as its service user; the catalog's
-    baremetal endpoint points at it."""
+    baremetal endpoint points at it.  ``default``: more [DEFAULT]
+    options."""
     conf = processes.base_conf(tmp)
     conf['DEFAULT']['auth_strategy'] = 'keystone'
+    conf['DEFAULT'].update(default)
     conf['keystone_authtoken'] = ks.authtoken_conf()
     svc = processes.Service('baremetal-server', tmp, 'server', conf,
                             port=processes.free_port())

@@ -263,3 +263,76 @@ def test_ports_groups_and_volume_objects_only_on_nodes_the_project_may_change(
             assert [r['node_uuid'] for r in rows] == [mine], (path, rows)
     finally:
         h.close()
+
+
+# Who may PATCH which field of a node owned by p1 and leased to p2, by
+# Ironic's secure-RBAC defaults (its update, update_extra,
+# update_instance_info and update:* rules).  Roles are a token's, with
+# Keystone's implied ones (admin > manager > member > reader).
+_FIELD_PATCHES = {
+    'extra': {'op': 'add', 'path': '/extra/by', 'value': 'x'},
+    'description': {'op': 'replace', 'path': '/description',
+                    'value': 'd'},
+    'instance_info': {'op': 'add', 'path': '/instance_info/x',
+                      'value': 'y'},
+    'driver_info': {'op': 'add', 'path': '/driver_info/x', 'value': 'y'},
+    'properties': {'op': 'add', 'path': '/properties/cpus', 'value': 2},
+    'name': {'op': 'replace', 'path': '/name', 'value': 'renamed'},
+    'lessee': {'op': 'replace', 'path': '/lessee', 'value': 'p3'},
+    'owner': {'op': 'replace', 'path': '/owner', 'value': 'p3'},
+    'power_interface': {'op': 'replace', 'path': '/power_interface',
+                        'value': 'fake'},
+}
+_ROLES = {'reader': ['reader'], 'member': ['member', 'reader'],
+          'manager': ['manager', 'member', 'reader'],
+          'admin': ['admin', 'manager', 'member', 'reader']}
+_MAY_PATCH = {
+    ('lessee', 'reader'): set(),
+    ('lessee', 'member'): {'extra', 'description'},
+    ('lessee', 'manager'): {'extra', 'description', 'instance_info'},
+    ('lessee', 'admin'): {'extra', 'description', 'instance_info'},
+    ('owner', 'reader'): set(),
+    ('owner', 'member'): {'extra', 'description', 'instance_info',
+                          'driver_info', 'properties', 'name', 'lessee'},
+    ('owner', 'manager'): {'extra', 'description', 'instance_info',
+                           'driver_info', 'properties', 'name', 'lessee',
+                           'power_interface'},
+}
+
+
+@pytest.mark.parametrize('relation,role', sorted(_MAY_PATCH))
+def test_which_fields_the_owner_and_lessee_may_patch(tmp_path, monkeypatch,
+                                                     relation, role):
+    """Each field PATCHed on its own through the API, as a project-scoped
+    caller of the node's owner or lessee: 200 where Ironic's defaults
+    allow it, else 403 naming the rule, the node unchanged."""
+    from baremetal.api import auth
+    ctx = auth.admin_context()
+    monkeypatch.setattr(auth, 'admin_context', lambda: ctx)
+    monkeypatch.setattr(policy, '_enforcer', None)
+    h = harness.Harness(tmp_path)
+    h.version = '1.65'          # lessee
+    try:
+        allowed = _MAY_PATCH[(relation, role)]
+        for field, op in sorted(_FIELD_PATCHES.items()):
+            ctx.is_admin, ctx.system_scope = True, None
+            ctx.roles, ctx.project_id = ['admin'], None
+            n = h.create_node(owner='p1', lessee='p2')
+            path = '/v1/nodes/%s' % n['uuid']
+            before = h.node(n['uuid'])
+            ctx.is_admin = False
+            ctx.roles = _ROLES[role]
+            ctx.project_id = 'p1' if relation == 'owner' else 'p2'
+            status, body, _ = h.request('PATCH', path, [op])
+            ctx.is_admin, ctx.roles, ctx.project_id = True, ['admin'], None
+            if field in allowed:
+                assert status == 200, (field, body)
+                continue
+            assert status == 403, (field, status, body)
+            assert 'baremetal:node:' in harness.error_message(body), body
+            after = h.node(n['uuid'])
+            assert {k: v for k, v in after.items() if k != 'updated_at'} \
+                == {k: v for k, v in before.items()
+                    if k != 'updated_at'}, field
+    finally:
+        h.close()
