@@ -140,11 +140,11 @@ def _on_update() -> list[str]:
              "json_object('old_target_provision_state', "
              "OLD.target_provision_state, 'target_provision_state', "
              'NEW.target_provision_state)')])]
-    for field in ('power_state',):
-        triggers.append(_trigger(
-            field, (field,), 'OLD.{f} IS NOT NEW.{f}'.format(f=field),
-            [ins(field, 'json_quote(OLD.%s)' % field,
-                 'json_quote(NEW.%s)' % field, 'NULL')]))
+    triggers.append(_trigger(
+        'power_state', ('power_state',),
+        'OLD.power_state IS NOT NEW.power_state',
+        [ins('power_state', 'json_quote(OLD.power_state)',
+             'json_quote(NEW.power_state)', 'NULL')]))
     flag = "CASE WHEN coalesce({r}.maintenance, 0) THEN 'true' ELSE " \
         "'false' END"
     triggers.append(_trigger(
@@ -157,7 +157,7 @@ def _on_update() -> list[str]:
              'NEW.maintenance_reason END)')]))
     for field in ('fault', 'health'):
         triggers.append(_trigger(
-            field, (field,), 'OLD.{f} IS NOT NEW.{f}'.format(f=field),
+            field, (field,), f'OLD.{field} IS NOT NEW.{field}',
             [ins(field, 'json_quote(OLD.%s)' % field,
                  'json_quote(NEW.%s)' % field, 'NULL')]))
     for field in ('clean_step', 'deploy_step', 'service_step'):

@@ -148,7 +148,7 @@ def test_stream_resumed_on_another_api_misses_nothing(tmp_path):
         assert seen == history
         # every node's whole story is in it
         per_node = {}
-        for _, node, field, old, new in history:
+        for _, node, field, _old, new in history:
             if field == 'provision_state':
                 per_node.setdefault(node, []).append(new)
         assert set(per_node) == set(uuids)

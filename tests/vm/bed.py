@@ -247,6 +247,7 @@ class Machine:
                "<model fallback='allow'>qemu64</model>"
                "<feature policy='disable' name='svm'/></cpu>"
                if kind == 'kvm' else '')
+        machine = 'q35' if q35 else 'pc'
         return f"""
 <domain type='{'kvm' if kind == 'kvm' else 'qemu'}'
         xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
@@ -254,7 +255,7 @@ class Machine:
   <uuid>{self.uuid}</uuid>
   <memory unit='MiB'>{self.memory_mib}</memory>
   <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='{'q35' if q35 else 'pc'}'>hvm</type>{self._loader()}</os>
+  <os><type arch='x86_64' machine='{machine}'>hvm</type>{self._loader()}</os>
   {cpu}
   <features><acpi/><apic/>{"<smm state='on'/>" if q35 else ''}</features>
   <on_poweroff>destroy</on_poweroff>

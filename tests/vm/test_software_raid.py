@@ -271,7 +271,7 @@ def _raid_clean_deploy_boot(b, raid_image, console
               'rb') as f:
         f.seek(SECTOR)
         wanted = _disk_guid(f.read(92))
-    for disk, (_, data) in zip(b.machine.disks, members):
+    for disk, (_, data) in zip(b.machine.disks, members, strict=False):
         with open(disk, 'rb') as f:
             f.seek(data + SECTOR)
             header = f.read(92)

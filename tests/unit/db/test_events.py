@@ -183,7 +183,7 @@ def test_filters_and_project_scope(api):
 
 
 def test_purge_keeps_the_newest(api):
-    for i in range(5):
+    for _ in range(5):
         api.create_node()
     assert events.purge(None, 2) == 3
     assert [e['id'] for e in events.after(0, 10)] == [4, 5]
@@ -202,7 +202,7 @@ def test_purge_keeps_the_newest(api):
 
 def test_conductor_periodic_purges_by_the_options(api):
     from baremetal.conductor import periodics
-    for i in range(4):
+    for _ in range(4):
         api.create_node()
     harness.CONF.set_override('max_events', 1, group='events')
     try:
