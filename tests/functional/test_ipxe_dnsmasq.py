@@ -514,3 +514,123 @@ def test_each_firmware_is_given_its_ipxe_then_the_conductors_script(
     log = bed.dnsmasq_log()
     assert re.search(r'sent \S+/snponly\.efi to ', log), log[-3000:]
     assert 'undionly.kpxe' not in log, log[-3000:]
+
+
+# -- a legacy BIOS PXE ROM, played by the test -------------------------------
+
+def _checksum(header: bytes) -> int:
+    total = sum(struct.unpack('!%dH' % (len(header) // 2), header))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def _pxe_rom_frame(mac: bytes, xid: int, kind: int, extra=()) -> bytes:
+    """A DHCP request as a PXE 2.1 BIOS ROM sends it (PXE spec; RFC
+    4578): client architecture 0 (x86 BIOS), UNDI 2.1, no option 175,
+    broadcast from 0.0.0.0, in an Ethernet frame."""
+    options = [(53, bytes([kind])), (57, struct.pack('!H', 1260)),
+               (93, b'\x00\x00'), (94, b'\x01\x02\x01'),
+               (97, b'\x00' + bytes(range(16))),
+               (60, b'PXEClient:Arch:00000:UNDI:002001'),
+               (55, bytes([1, 3, 43, 54, 60, 66, 67, 128, 129, 130, 131,
+                           132, 133, 134, 135])), *extra]
+    bootp = struct.pack('!BBBBIHH4s4s4s4s16s64s128s', 1, 1, 6, 0, xid, 0,
+                        0, bytes(4), bytes(4), bytes(4), bytes(4), mac,
+                        b'', b'')
+    bootp += b'\x63\x82\x53\x63' + b''.join(
+        bytes([code, len(value)]) + value for code, value in options)
+    bootp += b'\xff'
+    udp = struct.pack('!HHHH', 68, 67, 8 + len(bootp), 0) + bootp
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0, 64, 17,
+                     0, bytes(4), b'\xff' * 4)
+    ip = ip[:10] + struct.pack('!H', _checksum(ip)) + ip[12:]
+    return b'\xff' * 6 + mac + b'\x08\x00' + ip + udp
+
+
+def _pxe_rom(link: str, mac: str, server: str) -> dict:
+    """DISCOVER, OFFER, REQUEST, ACK on ``link`` (raw frames: no address
+    yet), then a TFTP read of the boot file it was given.  What it was
+    given: {'offer', 'ack': (boot file, next server), 'file': bytes}."""
+    raw_mac = bytes.fromhex(mac.replace(':', ''))
+    xid = int.from_bytes(os.urandom(4), 'big')
+    out = {}
+    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                       socket.htons(0x0800)) as s:
+        s.bind((link, 0))
+        s.settimeout(1)
+
+        def answer(kind: int) -> bytes:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                try:
+                    frame = s.recv(4096)
+                except socket.timeout:
+                    continue
+                ip = _ipv4(frame)
+                if ip is None or ip[0] != 17:
+                    continue
+                body = ip[3][8:]
+                if body[:1] == b'\x02' and \
+                        struct.unpack('!I', body[4:8])[0] == xid and \
+                        _dhcp_options(body).get(53) == bytes([kind]):
+                    return body
+            raise AssertionError('no DHCP answer %d from the example' % kind)
+
+        s.send(_pxe_rom_frame(raw_mac, xid, 1))
+        offer = answer(2)
+        options = _dhcp_options(offer)
+        out['offer'] = (_bootfile(offer, options),
+                        socket.inet_ntoa(offer[20:24]))
+        s.send(_pxe_rom_frame(raw_mac, xid, 3, [
+            (50, offer[16:20]), (54, options[54])]))
+        ack = answer(5)
+        out['ack'] = (_bootfile(ack, _dhcp_options(ack)),
+                      socket.inet_ntoa(ack[20:24]))
+        out['address'] = socket.inet_ntoa(ack[16:20])
+    return out
+
+
+def _tftp_read(server: str, name: str) -> bytes:
+    data = b''
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(10)
+        s.sendto(b'\x00\x01' + name.encode() + b'\x00octet\x00',
+                 (server, 69))
+        block = 1
+        while True:
+            packet, peer = s.recvfrom(4 + 512)
+            opcode, number = struct.unpack('!HH', packet[:4])
+            assert opcode == 3, packet      # DATA, not ERROR
+            if number == block:
+                data += packet[4:]
+                block += 1
+            s.sendto(struct.pack('!HH', 4, number), peer)
+            if len(packet) < 4 + 512:
+                return data
+
+
+def test_a_legacy_bios_pxe_rom_is_given_undionly_kpxe(bed):
+    """A machine on the bridge of its own namespace (veth): its PXE
+    ROM's DHCP (option 93 = 0, no 175) is answered with undionly.kpxe,
+    which the example's TFTP server serves as Debian ships it."""
+    client = Netns('bm-ipxe-rom-%d' % os.getpid())
+    try:
+        bed.netns.ip('link', 'add', 'rom0', 'type', 'veth', 'peer', 'name',
+                     'rom1', 'netns', client.name)
+        bed.netns.ip('link', 'set', 'rom0', 'master', bed.interface)
+        bed.netns.ip('link', 'set', 'rom0', 'up')
+        client.ip('link', 'set', 'rom1', 'address', PXE_ROM_MAC)
+        client.ip('link', 'set', 'rom1', 'up')
+        got = client.call(_pxe_rom, 'rom1', PXE_ROM_MAC, bed.url.hostname)
+        assert got['offer'] == ('undionly.kpxe', bed.url.hostname), got
+        assert got['ack'] == ('undionly.kpxe', bed.url.hostname), got
+        client.ip('addr', 'add', '%s/24' % got['address'], 'dev', 'rom1')
+        data = client.call(_tftp_read, got['ack'][1], got['ack'][0])
+    finally:
+        client.delete()       # the veth's two ends go with it
+    with open('/usr/lib/ipxe/undionly.kpxe', 'rb') as f:
+        assert data == f.read()
+    log = bed.dnsmasq_log()
+    assert re.search(r'sent \S+/undionly\.kpxe to %s' % re.escape(
+        got['address']), log), log[-3000:]
