@@ -29,12 +29,16 @@ of its network card (QEMU's filter-dump), and dnsmasq's log:
   93 = 0, no option 175) has no firmware in Debian that the test could
   run (QEMU's BIOS network ROMs are all iPXE), so the test sends such a
   ROM's DHCP discovery itself, from a veth on the bridge, and checks
-  that the example offers ``undionly.kpxe`` and serves it over TFTP.
+  that the example offers ``undionly.kpxe`` and serves it over TFTP;
+* a UEFI machine whose MAC has no script runs boot.ipxe to its
+  ``exit 1``, and OVMF goes on to its next boot entry (with a plain
+  ``exit``, a success, it showed its menu instead).
 
 Skipped where root, ip netns, dnsmasq, QEMU, OVMF or the iPXE builds
 are missing; a failure instead with CI=true or
 BAREMETAL_REQUIRE_SERVICES=1.  About a minute under software emulation
-(both machines boot side by side)."""
+(the first two machines boot side by side, about 30 s; the last one
+about 30 s)."""
 
 import contextlib
 import ctypes
@@ -70,6 +74,7 @@ TFTP_ROOT = '/srv/tftp'
 UEFI_MAC = '52:54:00:5e:7b:01'
 BIOS_MAC = '52:54:00:5e:7b:02'
 PXE_ROM_MAC = '52:54:00:5e:7b:03'
+EXIT_MAC = '52:54:00:5e:7b:04'
 TIMEOUT = 240
 CLONE_NEWNET = 0x40000000
 
@@ -408,7 +413,10 @@ class Machine:
             shutil.copy(OVMF_VARS, vars_fd)
             argv += ['-drive', 'if=pflash,format=raw,readonly=on,file=%s'
                      % OVMF_CODE,
-                     '-drive', 'if=pflash,format=raw,file=%s' % vars_fd]
+                     '-drive', 'if=pflash,format=raw,file=%s' % vars_fd,
+                     # no IPv6 PXE entry (no DHCPv6 waits)
+                     '-fw_cfg', 'name=opt/org.tianocore/IPv6PXESupport,'
+                     'string=n']
         # UEFI: no ROM, the firmware's own PXE client; BIOS: the BIOS
         # iPXE of the card's default ROM (SeaBIOS has no network stack of
         # its own; naming the ROM's path, SeaBIOS did not run it)
@@ -565,7 +573,7 @@ def _pxe_rom(link: str, mac: str, server: str) -> dict:
             while time.monotonic() < deadline:
                 try:
                     frame = s.recv(4096)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 ip = _ipv4(frame)
                 if ip is None or ip[0] != 17:
@@ -634,3 +642,59 @@ def test_a_legacy_bios_pxe_rom_is_given_undionly_kpxe(bed):
     log = bed.dnsmasq_log()
     assert re.search(r'sent \S+/undionly\.kpxe to %s' % re.escape(
         got['address']), log), log[-3000:]
+
+
+def _boot_manager(console: str) -> list[tuple[str, str]]:
+    """What OVMF's boot manager did, in order: (what, entry), e.g.
+    ('failed to start', 'UEFI PXEv4 (MAC:...)')."""
+    return re.findall(r'BdsDxe: (loading|starting|failed to start|failed '
+                      r'to load) Boot[0-9A-F]{4} "([^"]*)"', console)
+
+
+def _next_entry(m) -> list[tuple]:
+    """What crossed the card once the boot entry OVMF tried after iPXE
+    returned asked DHCP: its HTTP boot client (vendor class
+    HTTPClient), the entry that follows PXEv4 for the same card."""
+    seen = m.events()
+    ipxe = [i for i, (kind, o) in enumerate(seen)
+            if kind == 'ask' and 175 in o]
+    if not ipxe:
+        return []
+    for i in range(ipxe[-1] + 1, len(seen)):
+        kind, o = seen[i]
+        if kind == 'ask' and o.get(60, b'').startswith(b'HTTPClient'):
+            return seen[i:]
+    return []
+
+
+def test_uefi_machine_without_a_script_goes_on_to_the_next_boot_entry(
+        bed, tmp_path):
+    """A UEFI machine whose MAC has no script (no node boots its
+    agent): boot.ipxe ends with ``exit 1``, the PXE entry fails, and
+    OVMF's boot manager goes on to its next boot entry (OVMF's HTTP boot
+    of the same card, which asks DHCP as such).  (With a plain
+    ``exit``, a success, it stopped at its menu, UiApp, as the UEFI
+    spec says a boot manager may.)"""
+    m = Machine(bed, tmp_path, 'exit', EXIT_MAC, True)
+    try:
+        # or its menu: then the assertions below say what it did
+        _wait_all([m], lambda m: 'given' in [
+            kind for kind, _ in _next_entry(m)] or 'UiApp' in [
+            entry for _, entry in _boot_manager(m.console())], bed)
+    finally:
+        m.stop()
+    gets = [what for kind, what in m.events() if kind == 'get']
+    assert gets[:2] == ['/boot.ipxe', '/ipxe/%s.ipxe'
+                        % EXIT_MAC.replace(':', '-')], m.events()
+    assert not [g for g in gets if g.startswith('/ipxe/') and
+                not g.endswith('.ipxe')], gets
+    seen = _boot_manager(m.console())
+    assert ('failed to start', 'UEFI PXEv4 (MAC:%s)'
+            % EXIT_MAC.replace(':', '').upper()) in seen, seen
+    assert 'UiApp' not in [entry for _, entry in seen], seen
+    # the next entry, OVMF's HTTP boot over the same card, asks DHCP
+    # (option 93 = 16: x64 UEFI HTTP) and the example gives it no iPXE
+    nxt = _next_entry(m)
+    assert _arch(nxt[0][1]) == 16, m.events()
+    assert {what for kind, what in nxt if kind == 'given'} == {''}, nxt
+    assert 'sanboot' not in m.console().lower(), m.console()[-3000:]
