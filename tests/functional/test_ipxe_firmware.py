@@ -7,7 +7,7 @@ what is checked, from the HTTP requests and the serial console.
 * with a script for the NIC that booted, iPXE chains to it (and
   ``${platform}`` is ``efi``; the option ROM's iPXE sees only its own
   NIC, so this is net0 too);
-* without one, it ends with ``exit``: the firmware goes on to its next
+* without one, it ends with ``exit 1``: the firmware goes on to its next
   boot entry (OVMF's last is its shell), never ``sanboot``;
 * before any of that, where firmware loads iPXE over TFTP (no iPXE in
   the NIC's ROM): OVMF's PXE asks as x86-64 UEFI (option 93 = 7), runs

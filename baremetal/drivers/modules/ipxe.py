@@ -40,10 +40,11 @@ chain --autofree %(base)s/ipxe/${net${idx}/mac:hexhyp}.ipxe || goto next
 inc idx
 goto nic
 :local
-# UEFI: back to the firmware, which tries its next boot entry (the disk);
+# UEFI: back to the firmware with an error, so that it tries its next boot
+# entry (the disk): on success UEFI's boot manager stops and shows its menu;
 # legacy BIOS: boot the first disk
 iseq ${platform} efi || goto bios
-exit
+exit 1
 :bios
 sanboot --no-describe --drive 0x80 || exit
 """

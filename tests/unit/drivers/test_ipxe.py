@@ -72,8 +72,8 @@ class IPXE:
         self.did.append('chain %s %s' % (url, 'ok' if ok else 'failed'))
         return ok, None, ok
 
-    def exit(self):
-        self.did.append('exit')
+    def exit(self, status='0'):
+        self.did.append('exit %s' % status)
         return True, None, True
 
     def sanboot(self, *args):
@@ -133,8 +133,11 @@ def test_tries_the_other_nics_when_the_booted_one_has_none(tmp_path):
 
 
 def test_uefi_without_a_script_exits_to_the_next_boot_entry(tmp_path):
+    """With an error status: a boot entry that returns success makes
+    UEFI's boot manager stop and show its menu instead (UEFI spec, Boot
+    Manager; what OVMF does, tests/functional/test_ipxe_dnsmasq.py)."""
     did = run(script(tmp_path), 'efi', MACS, booted=2, published=set())
-    assert did[-1] == 'exit'
+    assert did[-1] == 'exit 1'
     assert not [d for d in did if d.startswith('sanboot')]
     assert {d.split()[1] for d in did[:-1]} == {url(m) for m in MACS}
 
@@ -147,4 +150,4 @@ def test_bios_without_a_script_boots_the_first_disk(tmp_path):
 
 def test_no_nic_at_all_still_boots_the_disk(tmp_path):
     assert run(script(tmp_path), 'efi', [], booted=0,
-               published=set()) == ['exit']
+               published=set()) == ['exit 1']
