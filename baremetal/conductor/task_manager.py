@@ -118,7 +118,7 @@ class TaskManager:
             history.record_changes(
                 dict(self.node.as_dict(), **(self.state_before or {})),
                 values, self.conductor.host)
-        self.node._reset_tracking()
+        self.node._reset_tracking(values if save else None)
         self.state_before = None
 
     # ---- state machine ----

@@ -36,12 +36,16 @@ class Record:
     not_found: ClassVar[type[Exception]]
     not_found_key: ClassVar[str] = 'ident'
 
-    __slots__ = ('_data', '_changed', '_json_orig')
+    __slots__ = ('_data', '_changed', '_json_orig', '_json_now')
 
     def __init__(self, data: dict) -> None:
         object.__setattr__(self, '_data', data)
         object.__setattr__(self, '_changed', set())
         object.__setattr__(self, '_json_orig', {})
+        # the serialisations ``changes`` made last, which
+        # ``_reset_tracking`` takes as the new originals after a save
+        # (a JSON field is serialised once per save, not three times)
+        object.__setattr__(self, '_json_now', None)
 
     def __getattr__(self, name: str) -> Any:
         data = object.__getattribute__(self, '_data')
@@ -71,19 +75,32 @@ class Record:
 
     def changes(self) -> dict:
         out = {k: self._data[k] for k in self._changed}
+        data = self._data
+        now = {k: _snapshot(data.get(k)) for k in self._json_orig}
+        object.__setattr__(self, '_json_now', now)
         for k, orig in self._json_orig.items():
-            if k not in out and _snapshot(self._data.get(k)) != orig:
-                out[k] = self._data[k]
+            if k not in out and now[k] != orig:
+                out[k] = data[k]
         return out
 
-    def _reset_tracking(self) -> None:
-        """After a save: what is stored now is the new original.  JSON
-        fields already handed out stay tracked, since callers may keep
-        mutating the dict they hold."""
+    def _reset_tracking(self, values: dict | None = None) -> None:
+        """After a save of ``values`` (what ``changes`` returned just
+        before): what is stored now is the new original.  JSON fields
+        already handed out stay tracked, since callers may keep mutating
+        the dict they hold."""
         self._changed.clear()
         orig = self._json_orig
+        now = self._json_now
+        object.__setattr__(self, '_json_now', None)
+        data = self._data
         for k in orig:
-            orig[k] = _snapshot(self._data.get(k))
+            if values is not None and now is not None and k in now and (
+                    k not in values or values[k] is data.get(k)):
+                # serialised by ``changes`` and, unless the caller set
+                # another object since, the value that was stored
+                orig[k] = now[k]
+            else:
+                orig[k] = _snapshot(data.get(k))
 
     @classmethod
     def get(cls, ident: Any, columns=None):
@@ -103,8 +120,12 @@ class Record:
         n = db.update(self.table, self._data['id'], changes, where)
         if n:
             self._data['updated_at'] = changes['updated_at']
-            self._reset_tracking()
+            self._reset_tracking(changes)
+            self._saved(changes)
         return n
+
+    def _saved(self, changes: dict) -> None:
+        """After ``changes`` were written (for subclasses)."""
 
     def refresh(self) -> None:
         fresh = db.get(self.table, self._data['id'], self.not_found,

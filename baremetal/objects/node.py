@@ -37,12 +37,9 @@ class Node(base.Record):
                 if isinstance(info, dict) else None)
         super().__setattr__(name, value)
 
-    def save(self, where=()) -> int:
-        changes = self.changes()
-        n = super().save(where)
-        if n and changes.get('last_error'):
+    def _saved(self, changes: dict) -> None:
+        if changes.get('last_error'):
             history.record_changes(self._data, changes)
-        return n
 
     def save_unlocked(self, conf=None) -> None:
         """Save only if no conductor holds the node (API updates),
