@@ -25,9 +25,12 @@ before they release its locks, so when id N is visible, every id below
 N is.  The counter is taken last in the transaction, after the node's
 own statements, so it is held only for the INSERT of the events and the
 COMMIT.  SQLite has one writer at a time anyway (and baremetal
-serialises its writes in-process too): there the table's AUTOINCREMENT
-hands the ids out (in commit order, never one twice even after a purge)
-and the counter row is not used.
+serialises its writes in-process too): there the rowid hands the ids out
+(the largest plus one, in commit order) and the counter row is not used.
+A purge never deletes the newest event, so the largest id only grows and
+no id is handed out twice.  (``AUTOINCREMENT`` would guarantee that too,
+at the price of a write to ``sqlite_sequence`` with every event: a third
+of what the change feed cost a node write.)
 
 Old values are read in the transaction, under the node's row lock
 (``SELECT ... FOR UPDATE``; SQLite's triggers see them as OLD), so
@@ -74,7 +77,7 @@ _INSERTS: dict[int, Any] = {}
 
 def _insert(n: int):
     """INSERT of ``n`` events in one statement, built once per ``n``.
-    (On SQLite an id of NULL takes the next of its AUTOINCREMENT.)"""
+    (On SQLite an id of NULL takes the rowid after the largest.)"""
     stmt = _INSERTS.get(n)
     if stmt is None:
         stmt = EVENTS.insert().values([
@@ -84,8 +87,7 @@ def _insert(n: int):
     return stmt
 
 
-_SQLITE_LAST = sa.text("SELECT seq FROM sqlite_sequence "
-                       "WHERE name = 'node_events'")
+_SQLITE_LAST = sa.select(sa.func.max(EVENTS.c.id))
 
 
 # ------------------------------------------------ SQLite: in the database
@@ -375,19 +377,21 @@ def last_id() -> int:
 def purge(older_than: datetime.datetime | None, keep: int | None) -> int:
     """Delete the events written before ``older_than`` and all but the
     newest ``keep``; returns how many.  Only the oldest go, so a reader
-    never sees a hole behind an id it can see."""
+    never sees a hole behind an id it can see; the newest always stays
+    (on SQLite the next id is counted from it)."""
     gone = 0
     with _db().writer() as conn:
+        last = _last(conn)
         cuts = []
         if keep is not None:
-            cuts.append(_last(conn) - keep)
+            cuts.append(last - keep)
         if older_than is not None:
             # ids grow with time: the newest id written before the
             # cut-off, then a range delete on the primary key
             cuts.append(conn.execute(
                 sa.select(sa.func.max(EVENTS.c.id))
                 .where(EVENTS.c.created_at < older_than)).scalar() or 0)
-        cut = max(cuts, default=0)
+        cut = min(max(cuts, default=0), last - 1)
         if cut > 0:
             gone = conn.execute(EVENTS.delete().where(
                 EVENTS.c.id <= cut)).rowcount

@@ -520,9 +520,8 @@ class NodeEvent(Base):
     ``node_event_counter`` on PostgreSQL and MariaDB (see db/events.py
     for why)."""
     __tablename__ = 'node_events'
-    # SQLite hands the ids out itself (one writer at a time), never one
-    # twice, even after the newest were purged
-    __table_args__ = ({'sqlite_autoincrement': True},)
+    # SQLite hands the ids out itself (one writer at a time): the
+    # rowid after the largest, which a purge never deletes (events.py)
     id = sa.Column(sa.BigInteger().with_variant(sa.Integer, 'sqlite'),
                    primary_key=True, autoincrement=False)
     node_uuid = sa.Column(sa.String(36), nullable=False)

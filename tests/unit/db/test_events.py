@@ -193,11 +193,15 @@ def test_purge_keeps_the_newest(api):
                      .values(created_at=NOW))
     assert events.purge(NOW + datetime.timedelta(seconds=1), None) == 1
     assert [e['id'] for e in events.after(0, 10)] == [5]
-    # the next id goes on from the last one handed out, even when none
-    # is left
-    assert events.purge(None, 0) == 1 and events.after(0, 10) == []
+    # the newest always stays, whatever the options ask: the next id
+    # goes on from it (on SQLite it is the rowid after the largest)
+    assert events.purge(None, 0) == 0
+    with db.writer() as conn:
+        conn.execute(events.EVENTS.update().values(created_at=NOW))
+    assert events.purge(NOW + datetime.timedelta(seconds=1), 0) == 0
+    assert [e['id'] for e in events.after(0, 10)] == [5]
     api.create_node()
-    assert [e['id'] for e in events.after(0, 10)] == [6]
+    assert [e['id'] for e in events.after(0, 10)] == [5, 6]
 
 
 def test_conductor_periodic_purges_by_the_options(api):
@@ -315,4 +319,34 @@ def test_upgrade_replaces_the_single_trigger_of_0006(tmp_path):
             'SELECT field, new FROM node_events ORDER BY id').all()
     assert got == [('node', '"created"'), ('provision_state', '"verifying"'),
                    ('power_state', '"power on"')]
+    engine.dispose()
+
+
+def test_upgrade_keeps_the_events_and_drops_autoincrement(tmp_path):
+    """0007 copies node_events into a table without AUTOINCREMENT: the
+    events stay, and new ones go on after the largest id."""
+    from baremetal.db import migration
+    engine = sa.create_engine('sqlite:///%s' % (tmp_path / 'o.sqlite'))
+    migration.upgrade(engine, '0006')
+    with engine.begin() as conn:
+        conn.execute(db.NODES.insert().values(
+            uuid='u1', driver='fake-hardware', provision_state='enroll'))
+        conn.exec_driver_sql(
+            "UPDATE nodes SET provision_state = 'verifying'")
+        before = conn.exec_driver_sql(
+            'SELECT id, field, new FROM node_events ORDER BY id').all()
+    assert len(before) == 2
+    migration.upgrade(engine)
+    with engine.begin() as conn:
+        ddl = conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE name = 'node_events'"
+        ).scalar()
+        assert 'AUTOINCREMENT' not in ddl.upper()
+        conn.exec_driver_sql(
+            "UPDATE nodes SET provision_state = 'manageable'")
+        after = conn.exec_driver_sql(
+            'SELECT id, field, new FROM node_events ORDER BY id').all()
+    assert after[:2] == before
+    assert after[2] == (before[-1][0] + 1, 'provision_state',
+                        '"manageable"')
     engine.dispose()
