@@ -293,6 +293,23 @@ def periodic_task(fn: Callable, name: str | None = None) -> Callable:
     return timed
 
 
+def periodic_timers() -> dict[str, tuple[float, float]]:
+    """Each periodic task measured so far: its name, how many runs and
+    their total seconds (for the conductor's ``ironic.metrics``
+    notification)."""
+    out = {}
+    for family in PERIODIC_SECONDS.collect():
+        runs: dict[str, list[float]] = {}
+        for sample in family.samples:
+            task = sample.labels.get('task')
+            if sample.name.endswith('_count'):
+                runs.setdefault(task, [0.0, 0.0])[0] = sample.value
+            elif sample.name.endswith('_sum'):
+                runs.setdefault(task, [0.0, 0.0])[1] = sample.value
+        out.update((k, (v[0], v[1])) for k, v in runs.items())
+    return out
+
+
 # ----------------------------------------------------------- exposition
 
 class _Chain:

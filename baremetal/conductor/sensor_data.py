@@ -16,6 +16,14 @@ Nodes in maintenance or held by a task are skipped: the task may be
 talking to the same BMC.  The reading runs under a shared lock (no
 exclusive lock is held while the BMC answers), and a BMC that fails is
 logged and skipped until the next round.
+
+With ``[sensor_data]enable_for_conductor`` each round also sends the
+conductor's own ``ironic.metrics`` notification, as Ironic's conductor
+does with its ``collector`` metrics backend: a timer (runs and their
+total milliseconds) per periodic task, named as the ConductorManager
+method Ironic times for the same job (``conductor_message``), which
+ironic-prometheus-exporter turns into ``ironic_conductormanager_<task>``
+gauges labelled with the conductor's host name.
 """
 
 import concurrent.futures
@@ -26,6 +34,7 @@ import futurist
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import notifications
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
@@ -59,6 +68,32 @@ def message(node, data: dict) -> dict:
     }
 
 
+# Ironic's ConductorManager methods for the periodic tasks that do the
+# same job; the others keep their own names under the same prefix
+IRONIC_TASKS = {'sync_power_states': '_sync_power_states',
+                'send_sensor_data': '_send_sensor_data'}
+_PREFIX = 'ironic.conductor.manager.ConductorManager.'
+
+
+def conductor_message(host: str) -> dict:
+    """The ``ironic.metrics`` notification body of this conductor."""
+    timers = {}
+    for task, (count, total) in sorted(metrics.periodic_timers().items()):
+        timers[_PREFIX + IRONIC_TASKS.get(task, task)] = {
+            'type': 'timer', 'count': int(count),
+            'sum': round(total * 1000.0, 3)}
+    return {
+        'message_id': str(uuid.uuid4()),
+        'instance_uuid': None,
+        'node_uuid': None,
+        'event_type': 'ironic.metrics.update',
+        'timestamp': datetime.datetime.now(datetime.UTC).strftime(
+            TIMESTAMP_FORMAT),
+        'hostname': host,
+        'payload': timers,
+    }
+
+
 class SensorSender:
     """One conductor's sensor data rounds, with a pool of
     ``[sensor_data]workers`` threads."""
@@ -88,6 +123,14 @@ class SensorSender:
 
     def run(self) -> int:
         """One round; returns the number of notifications sent."""
+        sent = 0
+        if self.conf.enable_for_conductor:
+            notifications.emit_sensors(
+                'ironic.metrics', conductor_message(self.conductor.host))
+            sent = 1
+        return sent + self.run_nodes()
+
+    def run_nodes(self) -> int:
         if not self.conf.enable_for_nodes:
             return 0
         futures = [self.pool.submit(self.send_one, row)

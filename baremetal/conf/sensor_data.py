@@ -51,10 +51,12 @@ opts = [
                      'hardware before it is used, at the cost of reading '
                      'idle BMCs too.'),
     cfg.BoolOpt('enable_for_conductor', default=True,
-                help='Accepted for compatibility with Ironic, where it '
-                     'adds an "ironic.metrics" notification of the '
-                     'conductor\'s own counters. This service has no such '
-                     'notification: scrape its GET /metrics instead.'),
+                help='With each round of sensor data, also send the '
+                     'conductor\'s own "ironic.metrics" notification, as '
+                     'Ironic does: a timer (runs, total milliseconds) per '
+                     'periodic task, named as Ironic\'s ConductorManager '
+                     'method for the same job. GET /metrics has the same '
+                     'figures and more.'),
     cfg.BoolOpt('enable_for_nodes', default=True,
                 help='Send sensor data of nodes at all. False sends none, '
                      'whatever enable_for_undeployed_nodes says.'),

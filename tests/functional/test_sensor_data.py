@@ -196,6 +196,28 @@ def test_sensor_data_reaches_ironic_prometheus_exporter(tmp_path,
         assert values(m, 'baremetal_temperature_status',
                       redfish_system_uuid=system['uuid']) == [0.0, 0.0]
 
+        # the conductor's own figures ([sensor_data]enable_for_conductor,
+        # on by default as in Ironic): a timer per periodic task, which
+        # the exporter turns into its conductor gauges
+        msg = col.wait_for('ironic.metrics', None)
+        body = msg['payload']
+        assert msg['publisher_id'] == 'ironic-conductor.sensors-host'
+        assert (body['hostname'], body['event_type'],
+                body['node_uuid']) == ('sensors-host',
+                                       'ironic.metrics.update', None)
+        assert STAMP.match(body['timestamp']), body
+        timers = body['payload']
+        sync = timers['ironic.conductor.manager.ConductorManager.'
+                      '_sync_power_states']
+        assert sync['type'] == 'timer' and sync['count'] >= 1 and \
+            sync['sum'] > 0, timers
+        m = exporter_metrics(tmp_path, msg)
+        conductor = {'hostname': 'sensors-host', 'component': 'conductor'}
+        assert values(m, 'ironic_conductormanager_sync_power_states'
+                      '_call_count', **conductor) == [sync['count']], m
+        assert values(m, 'ironic_conductormanager_sync_power_states_time',
+                      **conductor) == [sync['sum']], m
+
         # a later round again; never the node in maintenance
         n = len(col.got)
         deadline = time.monotonic() + 30

@@ -19,10 +19,12 @@ FAKE = {'Fake': {'FakeSensor': {'Sensor Reading': '1 RPM'}}}
 @pytest.fixture
 def sensors(tmp_path):
     """(harness, recorder, overrides-setter) with sensor data on and
-    undeployed nodes included."""
+    undeployed nodes included, the conductor's own message off (its
+    tests turn it on)."""
     h = harness.Harness(tmp_path, overrides={
         'sensor_data.send_sensor_data': True,
-        'sensor_data.enable_for_undeployed_nodes': True})
+        'sensor_data.enable_for_undeployed_nodes': True,
+        'sensor_data.enable_for_conductor': False})
     rec = Recorder()
     notifications.setup(baremetal_conf.CONF, notifier=rec)
     yield h, rec
@@ -121,3 +123,38 @@ def test_a_failing_bmc_is_logged_and_skipped(sensors, monkeypatch):
     monkeypatch.setattr(fake.FakeManagement, 'get_sensors_data', broken)
     assert h.conductor.sensors.run() == 0
     assert _sent(rec) == []
+
+
+def test_the_conductor_sends_its_periodic_task_timers(sensors):
+    """[sensor_data]enable_for_conductor: one ironic.metrics per round,
+    a timer per periodic task measured, under Ironic's name where
+    Ironic's conductor times the same job."""
+    h, rec = sensors
+    from baremetal.conductor import periodics
+    harness.CONF.set_override('enable_for_conductor', True,
+                              group='sensor_data')
+    for watcher in periodics.build(h.conductor).iter_watchers():
+        if watcher.work.name.endswith('sync_power_states'):
+            watcher.work.callback()
+    try:
+        assert h.conductor.sensors.run() == 1   # no node: the conductor's
+    finally:
+        harness.CONF.clear_override('enable_for_conductor',
+                                    group='sensor_data')
+    [msg] = [m for m in rec.messages()
+             if m['event_type'] == 'ironic.metrics']
+    body = msg['payload']
+    assert (body['hostname'], body['node_uuid'], body['event_type']) == (
+        'test-conductor', None, 'ironic.metrics.update')
+    sync = body['payload'][
+        'ironic.conductor.manager.ConductorManager._sync_power_states']
+    assert sync['type'] == 'timer' and sync['count'] >= 1
+    assert all(k.startswith('ironic.conductor.manager.ConductorManager.')
+               for k in body['payload'])
+
+
+def test_enable_for_conductor_false_sends_no_conductor_metrics(sensors):
+    h, rec = sensors        # the fixture's setting
+    assert h.conductor.sensors.run() == 0
+    assert not [m for m in rec.messages()
+                if m['event_type'] == 'ironic.metrics']
