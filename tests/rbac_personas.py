@@ -46,6 +46,18 @@ STEPS = [
      [{'op': 'add', 'path': '/instance_info/x', 'value': 'y'}]),
     ('patch-driver-info-a', 'PATCH', '/v1/nodes/{rbac-a}',
      [{'op': 'add', 'path': '/driver_info/x', 'value': 'y'}]),
+    # the fields a lessee may and may not change (rbac-al: leased to B)
+    ('patch-driver-info-al', 'PATCH', '/v1/nodes/{rbac-al}',
+     [{'op': 'add', 'path': '/driver_info/x', 'value': 'y'}]),
+    ('patch-description-al', 'PATCH', '/v1/nodes/{rbac-al}',
+     [{'op': 'add', 'path': '/description', 'value': 'd'}]),
+    ('patch-interface-al', 'PATCH', '/v1/nodes/{rbac-al}',
+     [{'op': 'replace', 'path': '/deploy_interface', 'value': 'fake'}]),
+    # its own name: the node lists of later steps stay the same
+    ('patch-name-al', 'PATCH', '/v1/nodes/{rbac-al}',
+     [{'op': 'replace', 'path': '/name', 'value': 'rbac-al'}]),
+    ('patch-properties-al', 'PATCH', '/v1/nodes/{rbac-al}',
+     [{'op': 'add', 'path': '/properties/x', 'value': 'y'}]),
     ('patch-description-a', 'PATCH', '/v1/nodes/{rbac-a}',
      [{'op': 'add', 'path': '/description', 'value': 'd'}]),
     ('patch-interface-a', 'PATCH', '/v1/nodes/{rbac-a}',

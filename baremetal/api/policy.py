@@ -28,6 +28,7 @@ check waits on the request until the handler loads the row
 admin and every check passes without oslo.policy being asked.
 """
 
+import sys
 import threading
 
 from oslo_config import cfg
@@ -350,6 +351,31 @@ def enforcer() -> policy.Enforcer:
             _enforcer = policy.Enforcer(cfg.CONF)
             _enforcer.register_defaults(_rules())
         return _enforcer
+
+
+def _config_args(argv: list[str]) -> list[str]:
+    """The ``--config-file`` and ``--config-dir`` arguments of a command
+    line (``--name value`` or ``--name=value``), nothing else."""
+    out: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        name, eq, _ = arg.partition('=')
+        if name in ('--config-file', '--config-dir'):
+            out.append(arg)
+            if not eq:
+                out.append(next(args, ''))
+    return out
+
+
+def get_enforcer() -> policy.Enforcer:
+    """The oslo.policy.enforcer entry point: the enforcer this service
+    uses, for oslo.policy's tools (``oslopolicy-policy-generator
+    --namespace baremetal.api [--config-file baremetal.conf]``).  The
+    configuration is read as the service reads it (the files named on
+    the tool's command line, else the default ones), so
+    ``[oslo_policy]policy_file`` and its overrides are those in force."""
+    cfg.CONF(_config_args(sys.argv[1:]), project='baremetal')
+    return enforcer()
 
 
 def _is_admin(ctx) -> bool:

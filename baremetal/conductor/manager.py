@@ -559,10 +559,11 @@ def _attach_vmedia(task, device_type: str, image_url: str,
     try:
         if image_download_source == 'local':
             conf = task.conductor.conf
-            path = image_cache.fetch(conf, image_url)
-            image_url = http_files.publish(
-                conf, path, 'vmedia/%s-%s.img' % (node.uuid, device_type),
-                external=True)
+            with image_cache.fetched(conf, image_url) as path:
+                image_url = http_files.publish(
+                    conf, path,
+                    'vmedia/%s-%s.img' % (node.uuid, device_type),
+                    external=True)
         task.driver.management.attach_virtual_media(task, device_type,
                                                     image_url)
     except Exception as e:

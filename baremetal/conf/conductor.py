@@ -158,12 +158,19 @@ opts = [
     cfg.IntOpt('image_cache_size', default=20480, min=0,
                help='MiB the conductor\'s image cache '
                     '($state_path/images: Glance images it serves to '
-                    'agents, deploy kernels and ramdisks) may hold. Past '
-                    'it, the least recently used images are removed, '
-                    'except those a deploy is serving or fetching (they '
-                    'go once it is done). 0: no image is kept after '
-                    'use. A larger cache saves downloads from Glance; '
-                    'it needs the disk space.'),
+                    'agents, deploy kernels and ramdisks, ESP images, '
+                    'boot ISOs and virtual media images it serves to '
+                    'BMCs) may hold. Each time an image has been fetched '
+                    'into it, the least recently used images past this '
+                    'size are removed, except those in use: the image '
+                    'just fetched, images a boot or deploy is still '
+                    'fetching or building from, and images published '
+                    'for an agent or a BMC (they go at a later fetch, '
+                    'once withdrawn). 0: only images in use are kept. '
+                    'A local file linked into the cache (file:// '
+                    'sources) counts, but shares the disk space of the '
+                    'original. A larger cache saves downloads; it needs '
+                    'the disk space.'),
     cfg.IntOpt('iso_cache_size', default=4096, min=0,
                help='MiB the virtual media ISO cache ($state_path/isos) '
                     'may hold; past it, the least recently used ISOs no '

@@ -14,6 +14,7 @@ import pytest
 from tests import agent_double
 from tests.bmc import fixtures
 from tests.functional import bmc_server as bs
+from tests.functional import processes
 
 SYSTEMS = [
     {'uuid': str(uuid.uuid4()), 'name': 'sys-%d' % i, 'power_state': 'Off',
@@ -384,3 +385,68 @@ def test_virtual_media_attach_list_detach_on_the_bmc(server, bmc, tmp_path):
     finally:
         files.shutdown()
         files.server_close()
+
+
+def _inserted(server, node, url_part):
+    deadline = time.monotonic() + 60
+    while True:
+        status, media = bs.http(server, 'GET', '/v1/nodes/%s/vmedia' % node,
+                                version='1.95')
+        assert status == 200, media
+        if any(m['inserted'] and url_part in (m['image'] or '')
+               for m in media):
+            return
+        assert time.monotonic() < deadline, (
+            media, bs.node(server, node)['last_error'])
+        time.sleep(0.2)
+
+
+def test_local_virtual_media_images_are_evicted_once_withdrawn(
+        bmc, tmp_path):
+    """image_download_source=local with [conductor]image_cache_size = 1
+    (MiB) and images of 0.6 MiB: an image a BMC is being served stays in
+    the image cache past the size; once detached, the next fetch evicts
+    it, and the one still attached stays."""
+    site = tmp_path / 'site'
+    site.mkdir()
+    for name in ('a', 'b', 'c'):
+        (site / (name + '.iso')).write_bytes(name.encode() * 600 * 1024)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler,
+                                directory=str(site))
+    files = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=files.serve_forever, daemon=True).start()
+    conf = bs.conf(tmp_path)
+    conf['conductor']['image_cache_size'] = 1
+    conf.setdefault('deploy', {})['http_server_port'] = 0
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port()).start()
+    cache = tmp_path / 'images'
+
+    def attach(node, name):
+        status, body = bs.http(svc, 'POST', '/v1/nodes/%s/vmedia' % node, {
+            'device_type': 'cdrom', 'image_download_source': 'local',
+            'image_url': 'http://127.0.0.1:%d/%s.iso' % (
+                files.server_address[1], name)}, version='1.95')
+        assert status == 204, body
+        _inserted(svc, node, '/vmedia/%s-cdrom.img' % node)
+
+    def cached():
+        return sorted(p.read_bytes()[:1].decode() for p in cache.iterdir()
+                      if '.' not in p.name and not p.name.startswith('tmp'))
+    try:
+        first = _enroll(svc, bmc, SYSTEMS[2])
+        second = _enroll(svc, bmc, SYSTEMS[3])
+        attach(first, 'a')
+        attach(second, 'b')
+        # 1.2 MiB, both served to a BMC: both kept
+        assert cached() == ['a', 'b']
+        status, body = bs.http(svc, 'DELETE', '/v1/nodes/%s/vmedia' % first,
+                               version='1.95')
+        assert status == 204, body
+        attach(first, 'c')
+        # a was withdrawn and is the least recently used: it goes
+        assert cached() == ['b', 'c']
+    finally:
+        files.shutdown()
+        files.server_close()
+        assert svc.stop() == 0, svc.log()

@@ -21,6 +21,8 @@ The built image depends on nothing a boot changes, so it is cached by
 its inputs under ``$state_path/esp`` and shared by every ISO.
 """
 
+import collections.abc
+import contextlib
 import hashlib
 import os
 import shutil
@@ -134,14 +136,18 @@ def check(task, required: bool) -> bool:
     return not missing
 
 
-def get(task) -> str:
+@contextlib.contextmanager
+def got(task) -> collections.abc.Iterator[str]:
     """Local path of the node's ESP image: the operator's (fetched into
-    the image cache) or the one built here (cached)."""
+    the image cache, kept there while the block runs) or the one built
+    here (cached)."""
     conf = task.conductor.conf
     source, field = operator_image(task)
-    if source:
-        return image_cache.fetch(conf, source, field=field)
-    return build(conf)
+    if not source:
+        yield build(conf)
+        return
+    with image_cache.fetched(conf, source, field=field) as path:
+        yield path
 
 
 def _inputs_key() -> str:

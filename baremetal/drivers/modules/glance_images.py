@@ -161,10 +161,6 @@ def _lock(key: str) -> threading.Lock:
         return _LOCKS.setdefault(key, threading.Lock())
 
 
-def _limit(conf) -> int:
-    return conf.conductor.image_cache_size * (1 << 20)
-
-
 @contextlib.contextmanager
 def cached(conf, image: dict) -> collections.abc.Iterator[str]:
     """The path of a checked copy of ``image`` in the image cache,
@@ -181,7 +177,7 @@ def cached(conf, image: dict) -> collections.abc.Iterator[str]:
         try:
             yield target
         finally:
-            cache_eviction.evict(directory, _limit(conf))
+            cache_eviction.evict(directory, image_cache.limit(conf))
 
 
 def _cached_copy_matches(target: str, image: dict) -> bool:

@@ -18,8 +18,15 @@ A web server that is silent for ``[DEFAULT]webserver_connection_timeout``
 seconds (before answering, or in the middle of the body), or a download
 that lasts longer than ``[DEFAULT]image_download_timeout`` in all, fails
 with an ``ImageDownloadFailed`` naming the URL and the option.
+
+The cache holds at most ``[conductor]image_cache_size`` MiB: once a
+``fetched`` block ends, least recently used files go (cache_eviction.py),
+except those in use: fetched in a block still running here, or
+published for an agent or a BMC.
 """
 
+import collections.abc
+import contextlib
 import hashlib
 import json
 import os
@@ -124,16 +131,34 @@ def parse_checksum(checksum) -> tuple[str, str] | None:
     return algo, value.lower()
 
 
-def fetch(conf, source: str, checksum: str | None = None,
-          field: str = 'image source') -> str:
+def limit(conf) -> int:
+    """Bytes the image cache may hold ([conductor]image_cache_size)."""
+    return conf.conductor.image_cache_size * (1 << 20)
+
+
+@contextlib.contextmanager
+def fetched(conf, source: str, checksum: str | None = None,
+            field: str = 'image source') -> collections.abc.Iterator[str]:
     """A path in the cache holding the image at ``source``, fetched if
     needed (``field``: where the source was given, for errors about a
-    local file).  Concurrent fetches of one source wait for each
-    other."""
-    expected = parse_checksum(checksum)
-    path = local_path(source)
+    local file); not evicted while the block runs (build from it or
+    publish it inside).  When the block ends the cache is cut back to
+    [conductor]image_cache_size.  Concurrent fetches of one source wait
+    for each other."""
     key = hashlib.sha256(source.encode()).hexdigest()
     target = os.path.join(cache_dir(conf), key)
+    with cache_eviction.pinned(target):
+        try:
+            _fetch(conf, source, parse_checksum(checksum), field, key,
+                   target)
+            yield target
+        finally:
+            cache_eviction.evict(cache_dir(conf), limit(conf))
+
+
+def _fetch(conf, source: str, expected: tuple[str, str] | None,
+           field: str, key: str, target: str) -> None:
+    path = local_path(source)
     if path is not None:
         check_source(conf, source, field)
         with _lock(key):
@@ -144,7 +169,8 @@ def fetch(conf, source: str, checksum: str | None = None,
                 except exception.ImageChecksumError:
                     os.unlink(target)
                     raise
-        return target
+            cache_eviction.touch(target)
+        return
     with _lock(key):
         meta = read_meta(target)
         headers = {}
@@ -172,7 +198,6 @@ def fetch(conf, source: str, checksum: str | None = None,
                     'source': source, 'etag': resp.headers.get('ETag'),
                     'last_modified': resp.headers.get('Last-Modified')})
         cache_eviction.touch(target)    # recently used: evicted last
-    return target
 
 
 def _reason(conf, e: Exception) -> str:

@@ -93,11 +93,13 @@ class IPXEBoot(base.BootInterface):
     def prepare_ramdisk(self, task, ramdisk_params):
         conf = task.conductor.conf
         node = task.node
-        kernel, ramdisk = ramdisk_boot.fetch(
-            task, instance=bool(ramdisk_params.get('instance')))
+        with ramdisk_boot.fetched(
+                task, instance=bool(ramdisk_params.get('instance'))) as (
+                kernel, ramdisk):
+            for src, name in ((kernel, 'kernel'), (ramdisk, 'initrd')):
+                http_files.publish(conf, src,
+                                   'ipxe/%s/%s' % (node.uuid, name))
         base_url = http_files.base_url(conf)
-        for src, name in ((kernel, 'kernel'), (ramdisk, 'initrd')):
-            http_files.publish(conf, src, 'ipxe/%s/%s' % (node.uuid, name))
         params = ramdisk_boot.kernel_params(task, 'pxe',
                                             conf.pxe.kernel_append_params,
                                             ramdisk_params)

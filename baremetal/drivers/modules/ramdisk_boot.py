@@ -1,6 +1,9 @@
 """What every boot interface that boots the agent shares: which kernel
 and initramfs to boot, and the kernel parameters the agent needs."""
 
+import collections.abc
+import contextlib
+
 from baremetal.common import exception
 from baremetal.drivers.modules import image_cache
 
@@ -95,15 +98,21 @@ def checksums(task, instance: bool = False
     return out[0], out[1]
 
 
-def fetch(task, instance: bool = False) -> tuple[str, str]:
+@contextlib.contextmanager
+def fetched(task, instance: bool = False
+            ) -> collections.abc.Iterator[tuple[str, str]]:
     """Local paths of the kernel and ramdisk to boot, each checked
-    against its checksum when one is given."""
+    against its checksum when one is given; both kept in the image
+    cache while the block runs (image_cache.fetched)."""
     conf = task.conductor.conf
     (kernel, kernel_field), (ramdisk, ramdisk_field) = _sources(task,
                                                                 instance)
     kernel_sum, ramdisk_sum = checksums(task, instance)
-    return (image_cache.fetch(conf, kernel, kernel_sum, kernel_field),
-            image_cache.fetch(conf, ramdisk, ramdisk_sum, ramdisk_field))
+    with image_cache.fetched(conf, kernel, kernel_sum,
+                             kernel_field) as kernel_path, \
+            image_cache.fetched(conf, ramdisk, ramdisk_sum,
+                                ramdisk_field) as ramdisk_path:
+        yield kernel_path, ramdisk_path
 
 
 def kernel_params(task, boot_method: str, default_append: str,

@@ -336,3 +336,46 @@ def test_which_fields_the_owner_and_lessee_may_patch(tmp_path, monkeypatch,
                     if k != 'updated_at'}, field
     finally:
         h.close()
+
+
+def test_the_effective_policy_tool_knows_the_service(tmp_path):
+    """oslopolicy-policy-generator loads the service's enforcer (the
+    oslo.policy.enforcer entry point) with the configuration named on its
+    command line: defaults, and the overrides of [oslo_policy]
+    policy_file."""
+    import os
+    import subprocess
+    import sys
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text(
+        '"baremetal:node:delete": "role:admin"\n'
+        '"show_password": "!"\n')          # as its default
+    conf_file = tmp_path / 'baremetal.conf'
+    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    tool = os.path.join(os.path.dirname(sys.executable),
+                        'oslopolicy-policy-generator')
+    out = subprocess.run([tool, '--namespace', 'baremetal.api',
+                          '--config-file', str(conf_file)],
+                         check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert '"baremetal:node:delete": "role:admin"' in lines
+    assert ('"baremetal:node:list_all": "(role:reader and system_scope:all)'
+            ' or (role:service and system_scope:all) or rule:service_role"'
+            in lines)
+    redundant = subprocess.run(
+        [os.path.join(os.path.dirname(tool), 'oslopolicy-list-redundant'),
+         '--namespace', 'baremetal.api', '--config-file', str(conf_file)],
+        check=True, capture_output=True, text=True).stdout
+    assert redundant.splitlines() == ['"show_password": "!"']
+    # without a configuration: every default, none overridden
+    out = subprocess.run([tool, '--namespace', 'baremetal.api'], cwd=tmp_path,
+                         check=True, capture_output=True, text=True).stdout
+    assert '"baremetal:node:delete": "role:admin"' not in out.splitlines()
+    assert '"baremetal:node:delete": ' in out
+
+
+def test_only_configuration_arguments_reach_the_service_config():
+    argv = ['--namespace', 'baremetal.api', '--config-file', 'a.conf',
+            '--output-file=x', '--config-dir=d', '--exclude-deprecated']
+    assert policy._config_args(argv) == ['--config-file', 'a.conf',
+                                         '--config-dir=d']

@@ -220,7 +220,8 @@ def test_operator_image_must_be_an_allowed_existing_file(
     task = _task(conf)
     assert efi_image.check(task, required=True) is True
     # fetched into the image cache: a copy or link of that file
-    assert open(efi_image.get(task), 'rb').read() == b'ESP!'
+    with efi_image.got(task) as path:
+        assert open(path, 'rb').read() == b'ESP!'
 
 
 @pytest.fixture

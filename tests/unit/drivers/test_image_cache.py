@@ -46,20 +46,25 @@ def _cache(conf):
     return sorted(os.listdir(image_cache.cache_dir(conf)))
 
 
+def _fetch(conf, *args, **kwargs):
+    with image_cache.fetched(conf, *args, **kwargs) as path:
+        return path
+
+
 @pytest.mark.parametrize('checksum', [
     'sha256:' + SHA256, 'sha512:' + SHA512.upper(), SHA256, SHA512, None],
     ids=['sha256', 'sha512-upper', 'bare-sha256', 'bare-sha512', 'none'])
 def test_a_good_image_is_fetched_and_checked(conf, server, checksum):
-    path = image_cache.fetch(conf, server.url('k'), checksum)
-    with open(path, 'rb') as f:
-        assert f.read() == CONTENT
+    with image_cache.fetched(conf, server.url('k'), checksum) as path:
+        with open(path, 'rb') as f:
+            assert f.read() == CONTENT
 
 
 @pytest.mark.parametrize('checksum', [
     'md5:' + 'a' * 32, 'sha256:', 'sha256:xyz', 'abc', 42])
 def test_a_malformed_checksum_is_invalid(conf, server, checksum):
     with pytest.raises(exception.InvalidParameterValue):
-        image_cache.fetch(conf, server.url('k'), checksum)
+        _fetch(conf, server.url('k'), checksum)
     assert server.requests == 0
 
 
@@ -79,7 +84,7 @@ def test_a_bad_download_fails_naming_the_url_and_keeps_nothing(
         conf, server, mode, error, words):
     server.mode = mode
     with pytest.raises(error) as e:
-        image_cache.fetch(conf, server.url('k'), 'sha256:' + SHA256)
+        _fetch(conf, server.url('k'), 'sha256:' + SHA256)
     text = str(e.value)
     assert server.url('k') in text and words in text, text
     assert _cache(conf) == []
@@ -87,12 +92,71 @@ def test_a_bad_download_fails_naming_the_url_and_keeps_nothing(
 
 def test_a_cached_image_is_checked_again_on_every_fetch(conf, server,
                                                         tmp_path):
-    path = image_cache.fetch(conf, server.url('k'))
+    path = _fetch(conf, server.url('k'))
     with open(path, 'r+b') as f:          # the cached copy goes bad
         f.write(b'\0' * 16)
     # the server has no ETag: it sends the image again, which is good
-    assert image_cache.fetch(conf, server.url('k'), SHA256) == path
+    assert _fetch(conf, server.url('k'), SHA256) == path
     local = tmp_path / 'local'
     local.write_bytes(b'other')
     with pytest.raises(exception.ImageChecksumError):
-        image_cache.fetch(conf, str(local), SHA256)
+        _fetch(conf, str(local), SHA256)
+
+
+def _old_entry(conf, name, size, age):
+    """A file fetched ``age`` seconds ago, as the cache keeps it."""
+    path = os.path.join(image_cache.cache_dir(conf), name)
+    with open(path, 'wb') as f:
+        f.write(b'x' * size)
+    used = os.stat(path).st_mtime - age
+    os.utime(path, (used, used))
+    return path
+
+
+def test_a_fetch_evicts_least_recently_used_past_the_cache_size(
+        conf, server):
+    conf.set_override('image_cache_size', 1, group='conductor')
+    oldest = _old_entry(conf, 'oldest', 600 * 1024, 300)
+    older = _old_entry(conf, 'older', 600 * 1024, 100)
+    with image_cache.fetched(conf, server.url('k')) as path:
+        # nothing goes while the image is being used
+        assert os.path.exists(oldest) and os.path.exists(older)
+    # 1.4 MiB > 1 MiB: the least recently used goes, the image stays
+    assert not os.path.exists(oldest)
+    assert os.path.exists(older) and os.path.exists(path)
+    assert os.path.exists(path + '.json')
+
+
+def test_images_in_use_are_never_evicted(conf, server, tmp_path):
+    conf.set_override('image_cache_size', 0, group='conductor')
+    with image_cache.fetched(conf, server.url('kernel')) as kernel:
+        with image_cache.fetched(conf, server.url('ramdisk')) as ramdisk:
+            pass
+        # the ramdisk's block ended: the cache was cut back then, but
+        # never by the image just fetched, nor by the kernel whose block
+        # still runs
+        assert os.path.exists(ramdisk)
+        with image_cache.fetched(conf, server.url('iso')) as iso:
+            pass
+        assert not os.path.exists(ramdisk)
+        assert open(kernel, 'rb').read() == CONTENT
+        published = tmp_path / 'published'
+        os.link(kernel, published)          # as http_files.publish does
+    # published for an agent: kept while published
+    with image_cache.fetched(conf, server.url('other')) as other:
+        pass
+    assert os.path.exists(kernel) and not os.path.exists(iso)
+    published.unlink()                      # withdrawn: it goes next
+    with image_cache.fetched(conf, server.url('other')):
+        pass
+    assert _cache(conf) == sorted([os.path.basename(other),
+                                   os.path.basename(other) + '.json'])
+
+
+def test_a_failed_fetch_still_bounds_the_cache(conf, server):
+    conf.set_override('image_cache_size', 0, group='conductor')
+    stale = _old_entry(conf, 'stale', 1024, 100)
+    server.mode = 'wrong'
+    with pytest.raises(exception.ImageChecksumError):
+        _fetch(conf, server.url('k'), 'sha256:' + SHA256)
+    assert not os.path.exists(stale)

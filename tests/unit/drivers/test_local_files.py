@@ -117,8 +117,9 @@ def test_an_empty_list_allows_no_local_file(conf, files):
     conf.set_override('file_url_allowed_paths', [], group='conductor')
     _refused(conf, files / 'allowed' / 'good', 'turned off')
     with pytest.raises(exception.InvalidParameterValue, match='turned off'):
-        image_cache.fetch(conf, str(files / 'allowed' / 'good'),
-                          field=FIELD)
+        with image_cache.fetched(conf, str(files / 'allowed' / 'good'),
+                                 field=FIELD):
+            pass
     # remote images are not concerned
     image_cache.check_source(conf, 'http://192.0.2.1/k', FIELD)
 
@@ -161,7 +162,8 @@ def test_a_symlink_swapped_in_after_validation_is_not_published(
     with pytest.raises(exception.InvalidParameterValue, match=MATCH):
         http_files.publish(conf, str(good), 'ipxe/n1/kernel', field=FIELD)
     with pytest.raises(exception.InvalidParameterValue, match=MATCH):
-        image_cache.fetch(conf, str(good), field=FIELD)
+        with image_cache.fetched(conf, str(good), field=FIELD):
+            pass
     assert _http_root(conf) == []
     assert os.listdir(image_cache.cache_dir(conf)) == []
 
@@ -206,7 +208,9 @@ def test_publishing_links_the_checked_file_or_copies_it(
 
 def test_fetch_keeps_its_own_copy_of_what_it_checked(conf, files):
     good = files / 'allowed' / 'good'
-    path = image_cache.fetch(conf, 'file://%s' % good, field=FIELD)
+    with image_cache.fetched(conf, 'file://%s' % good,
+                             field=FIELD) as path:
+        pass
     assert os.path.dirname(path) == image_cache.cache_dir(conf)
     assert open(path, 'rb').read() == b'kernel'
     # what is built or published later reads the cache, not the

@@ -22,6 +22,8 @@ no token: it is built once per content and stays published while the
 instance boots from it.
 """
 
+import collections.abc
+import contextlib
 import secrets
 
 from oslo_log import log
@@ -54,12 +56,15 @@ def _uefi(task) -> bool:
     return boot_modes.for_task(task) == boot_modes.UEFI
 
 
-def _esp(task) -> str | None:
+@contextlib.contextmanager
+def _esp(task) -> collections.abc.Iterator[str | None]:
     """The ESP image the node's ISOs carry, or None (BIOS only): needed
     when the node boots in UEFI mode, added whenever one can be had."""
-    if efi_image.check(task, required=_uefi(task)):
-        return efi_image.get(task)
-    return None
+    if not efi_image.check(task, required=_uefi(task)):
+        yield None
+        return
+    with efi_image.got(task) as path:
+        yield path
 
 
 def _secure_boot_off_unless_signed(task) -> None:
@@ -104,18 +109,20 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
             url = ramdisk_params['boot_iso']
             if image_cache.is_local(url):
                 # an allowed local file: the BMC gets it from http_root
-                url = http_files.publish(
-                    conf, image_cache.fetch(
+                with image_cache.fetched(
                         conf, url, field='instance_info boot_iso of node '
-                        '%s' % node.uuid),
-                    instance_iso_name(node), external=True)
+                        '%s' % node.uuid) as path:
+                    url = http_files.publish(conf, path,
+                                             instance_iso_name(node),
+                                             external=True)
         elif ramdisk_params.get('instance'):
-            kernel, ramdisk = ramdisk_boot.fetch(task, instance=True)
-            iso = boot_iso.build(conf, kernel, ramdisk,
-                                 ramdisk_boot.kernel_params(
-                                     task, 'vmedia',
-                                     conf.redfish.kernel_append_params,
-                                     ramdisk_params), _esp(task))
+            with ramdisk_boot.fetched(task, instance=True) as (
+                    kernel, ramdisk), _esp(task) as esp:
+                iso = boot_iso.build(conf, kernel, ramdisk,
+                                     ramdisk_boot.kernel_params(
+                                         task, 'vmedia',
+                                         conf.redfish.kernel_append_params,
+                                         ramdisk_params), esp)
             url = http_files.publish(conf, iso, instance_iso_name(node),
                                      external=True)
         else:
@@ -132,22 +139,22 @@ class RedfishVirtualMediaBoot(client.Interface, base.BootInterface):
         the command line; its URL."""
         conf = task.conductor.conf
         node = task.node
-        kernel, ramdisk = ramdisk_boot.fetch(task)
-        esp = _esp(task)
-        token = agent_tokens.pregenerate(node)
-        params = ramdisk_boot.kernel_params(
-            task, 'vmedia', conf.redfish.kernel_append_params,
-            ramdisk_params)
-        name = '%s/%s%s.iso' % (ISO_DIR, _prefix(node),
-                                secrets.token_urlsafe(24))
-        target = http_files.path_for(conf, name)
-        try:
-            boot_iso.write(conf, kernel, ramdisk,
-                           '%s ipa-agent-token=%s' % (params, token),
-                           target, esp)
-        except BaseException:
-            agent_tokens.wipe(node)
-            raise
+        with ramdisk_boot.fetched(task) as (kernel, ramdisk), \
+                _esp(task) as esp:
+            token = agent_tokens.pregenerate(node)
+            params = ramdisk_boot.kernel_params(
+                task, 'vmedia', conf.redfish.kernel_append_params,
+                ramdisk_params)
+            name = '%s/%s%s.iso' % (ISO_DIR, _prefix(node),
+                                    secrets.token_urlsafe(24))
+            target = http_files.path_for(conf, name)
+            try:
+                boot_iso.write(conf, kernel, ramdisk,
+                               '%s ipa-agent-token=%s' % (params, token),
+                               target, esp)
+            except BaseException:
+                agent_tokens.wipe(node)
+                raise
         return http_files.url_for(conf, name, external=True)
 
     def _withdraw(self, task) -> None:
