@@ -118,6 +118,21 @@ def wait_power(server, ident, timeout=30):
                 timeout, 'end of the power change')
 
 
+def agent_checks_in(server, node: str, agent) -> None:
+    """What a booted ramdisk does first: look its node up (the agent
+    double ``agent`` keeps the token it is given) and heartbeat with
+    ``agent``'s URL."""
+    status, found = http(server, 'GET', '/v1/lookup?node_uuid=%s' % node,
+                         version='1.62')
+    assert status == 200, found
+    agent.token = found['config']['agent_token']
+    status, body = http(server, 'POST', '/v1/heartbeat/%s' % node,
+                        {'callback_url': agent.url,
+                         'agent_token': agent.token,
+                         'agent_version': '10.0.0'}, version='1.62')
+    assert status == 202, body
+
+
 def create(server, **fields) -> dict:
     status, body = http(server, 'POST', '/v1/nodes', fields)
     assert status == 201, body

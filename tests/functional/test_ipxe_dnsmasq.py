@@ -56,6 +56,7 @@ import pytest
 
 from tests import services
 from tests.functional import bmc_server as bs
+from tests.functional import pcap as pcap_file
 from tests.functional import processes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -325,38 +326,6 @@ def _agent_nodes(server, images) -> dict:
 
 # -- what a machine's network card saw --------------------------------------
 
-def _frames(pcap: bytes):
-    pos = 24                                    # pcap's global header
-    while pos + 16 <= len(pcap):
-        incl = int.from_bytes(pcap[pos + 8:pos + 12], 'little')
-        yield pcap[pos + 16:pos + 16 + incl]
-        pos += 16 + incl
-
-
-def _ipv4(frame: bytes):
-    """(protocol, source, destination, payload) of an IPv4 frame, else
-    None."""
-    if len(frame) < 34 or frame[12:14] != b'\x08\x00':
-        return None
-    ip = frame[14:]
-    ihl = (ip[0] & 0x0f) * 4
-    total = int.from_bytes(ip[2:4], 'big')
-    return (ip[9], socket.inet_ntoa(ip[12:16]), socket.inet_ntoa(ip[16:20]),
-            ip[ihl:total])
-
-
-def _dhcp_options(bootp: bytes) -> dict:
-    options, i = {}, 240
-    while i < len(bootp) and bootp[i] != 255:
-        if bootp[i] == 0:
-            i += 1
-            continue
-        code, length = bootp[i], bootp[i + 1]
-        options[code] = bootp[i + 2:i + 2 + length]
-        i += 2 + length
-    return options
-
-
 def _bootfile(bootp: bytes, options: dict) -> str:
     name = options.get(67) or bootp[108:236]
     return name.split(b'\0', 1)[0].decode('ascii', 'replace')
@@ -370,8 +339,8 @@ def events(pcap: bytes, mac: str) -> list[tuple]:
     request, ('get', path) an HTTP GET."""
     out = []
     mac_bytes = bytes.fromhex(mac.replace(':', ''))
-    for frame in _frames(pcap):
-        ip = _ipv4(frame)
+    for frame in pcap_file.frames(pcap):
+        ip = pcap_file.ipv4(frame)
         if ip is None:
             continue
         proto, _, _, data = ip
@@ -381,9 +350,10 @@ def events(pcap: bytes, mac: str) -> list[tuple]:
             if sport in (67, 68) and body[28:34] != mac_bytes:
                 continue
             if dport == 67 and body[:1] == b'\x01':
-                out.append(('ask', _dhcp_options(body)))
+                out.append(('ask', pcap_file.dhcp_options(body)))
             elif sport == 67 and body[:1] == b'\x02':
-                out.append(('given', _bootfile(body, _dhcp_options(body))))
+                out.append(('given', _bootfile(
+                    body, pcap_file.dhcp_options(body))))
             elif dport == 69 and body[:2] == b'\x00\x01':
                 out.append(('tftp', body[2:].split(b'\0')[0].decode()))
         elif proto == 6 and len(data) >= 20:
@@ -575,25 +545,25 @@ def _pxe_rom(link: str, mac: str, server: str) -> dict:
                     frame = s.recv(4096)
                 except TimeoutError:
                     continue
-                ip = _ipv4(frame)
+                ip = pcap_file.ipv4(frame)
                 if ip is None or ip[0] != 17:
                     continue
                 body = ip[3][8:]
                 if body[:1] == b'\x02' and \
                         struct.unpack('!I', body[4:8])[0] == xid and \
-                        _dhcp_options(body).get(53) == bytes([kind]):
+                        pcap_file.dhcp_options(body).get(53) == bytes([kind]):
                     return body
             raise AssertionError('no DHCP answer %d from the example' % kind)
 
         s.send(_pxe_rom_frame(raw_mac, xid, 1))
         offer = answer(2)
-        options = _dhcp_options(offer)
+        options = pcap_file.dhcp_options(offer)
         out['offer'] = (_bootfile(offer, options),
                         socket.inet_ntoa(offer[20:24]))
         s.send(_pxe_rom_frame(raw_mac, xid, 3, [
             (50, offer[16:20]), (54, options[54])]))
         ack = answer(5)
-        out['ack'] = (_bootfile(ack, _dhcp_options(ack)),
+        out['ack'] = (_bootfile(ack, pcap_file.dhcp_options(ack)),
                       socket.inet_ntoa(ack[20:24]))
         out['address'] = socket.inet_ntoa(ack[16:20])
     return out

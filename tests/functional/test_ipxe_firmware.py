@@ -29,6 +29,7 @@ import types
 import pytest
 
 from baremetal.drivers.modules import ipxe
+from tests.functional import pcap as pcap_file
 
 QEMU = shutil.which('qemu-system-x86_64')
 OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd'
@@ -179,32 +180,17 @@ def _dhcp_requests(pcap: bytes) -> list[dict]:
     to a DHCP server (UDP port 67) in a pcap capture of Ethernet
     frames."""
     out = []
-    pos = 24                                    # pcap's global header
-    while pos + 16 <= len(pcap):
-        incl = int.from_bytes(pcap[pos + 8:pos + 12], 'little')
-        frame = pcap[pos + 16:pos + 16 + incl]
-        pos += 16 + incl
-        if len(frame) < 14 + 20 or frame[12:14] != b'\x08\x00':
-            continue                            # not IPv4
-        ip = frame[14:]
-        ihl = (ip[0] & 0x0f) * 4
-        if ip[9] != 17:
-            continue                            # not UDP
-        udp = ip[ihl:]
+    for frame in pcap_file.frames(pcap):
+        ip = pcap_file.ipv4(frame)
+        if ip is None or ip[0] != 17:
+            continue                            # not IPv4 UDP
+        udp = ip[3]
         if int.from_bytes(udp[2:4], 'big') != 67:
             continue
         bootp = udp[8:]
         if bootp[0] != 1 or bootp[236:240] != b'\x63\x82\x53\x63':
             continue                            # not a BOOTREQUEST
-        options, i = {}, 240
-        while i < len(bootp) and bootp[i] != 255:
-            if bootp[i] == 0:
-                i += 1
-                continue
-            code, length = bootp[i], bootp[i + 1]
-            options[code] = bootp[i + 2:i + 2 + length]
-            i += 2 + length
-        out.append(options)
+        out.append(pcap_file.dhcp_options(bootp))
     return out
 
 

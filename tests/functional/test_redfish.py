@@ -268,16 +268,7 @@ def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
             what='the ramdisk boot')
     agent = agent_double.AgentDouble()
     try:
-        status, found = bs.http(
-            server, 'GET', '/v1/lookup?node_uuid=%s' % node, version='1.62')
-        assert status == 200, found
-        agent.token = found['config']['agent_token']
-        status, body = bs.http(server, 'POST', '/v1/heartbeat/%s' % node,
-                               {'callback_url': agent.url,
-                                'agent_token': agent.token,
-                                'agent_version': '10.0.0'},
-                               version='1.62')
-        assert status == 202, body
+        bs.agent_checks_in(server, node, agent)
         seen = set()
         got = bs.wait(server, node, lambda n: seen.add(
             (n['provision_state'], (n['deploy_step'] or {}).get('step')))

@@ -238,16 +238,7 @@ def _deploy_with_template(server, bmc, system, template, agent=None,
         return node, seen, got
     agent = agent or agent_double.AgentDouble()
     try:
-        status, found = bs.http(
-            server, 'GET', '/v1/lookup?node_uuid=%s' % node, version='1.62')
-        assert status == 200, found
-        agent.token = found['config']['agent_token']
-        status, body = bs.http(server, 'POST', '/v1/heartbeat/%s' % node,
-                               {'callback_url': agent.url,
-                                'agent_token': agent.token,
-                                'agent_version': '10.0.0'},
-                               version='1.62')
-        assert status == 202, body
+        bs.agent_checks_in(server, node, agent)
         got = bs.wait(server, node, lambda n: n['provision_state'] in (
             'active', 'deploy failed'), timeout=60,
             what='end of deployment')
