@@ -13,6 +13,7 @@ import random
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import node_locks
 from baremetal.common import states
 from baremetal.db import allocations as db_allocations
 from baremetal.db import api as db
@@ -36,16 +37,38 @@ def _candidates(alloc: dict) -> list[dict]:
     return rows
 
 
-def allocate(allocation_uuid: str) -> dict:
-    """Give the allocation a node (state active) or an error."""
+def _claim(alloc: dict) -> dict | None:
+    """The node the allocation got, None if no node matches; NodeLocked
+    when the only matching nodes are locked (by a task finishing, a
+    periodic check) and none of them could be claimed."""
+    locked = None
+    for node in _candidates(alloc):
+        if node['reservation']:
+            locked = locked or node
+            continue
+        if db_allocations.claim_node(alloc, node['id']):
+            return node
+    if locked is not None:
+        raise exception.NodeLocked(node=locked['uuid'],
+                                   host=locked['reservation'])
+    return None
+
+
+def allocate(allocation_uuid: str, conf=None) -> dict:
+    """Give the allocation a node (state active) or an error.  A
+    matching node that is locked for a moment is waited for as a request
+    waits for a node (``[conductor]node_locked_retry_*`` of ``conf``),
+    as Ironic's allocation does."""
     alloc = db.get(A, allocation_uuid, exception.AllocationNotFound,
                    allocation=allocation_uuid)
-    for node in _candidates(alloc):
-        if db_allocations.claim_node(alloc, node['id']):
-            LOG.info('Allocation %s got node %s', alloc['uuid'],
-                     node['uuid'])
-            return db.get(A, alloc['id'], exception.AllocationNotFound,
-                          allocation=allocation_uuid)
+    try:
+        node = node_locks.retrying(conf, _claim, alloc)
+    except exception.NodeLocked:
+        node = None
+    if node is not None:
+        LOG.info('Allocation %s got node %s', alloc['uuid'], node['uuid'])
+        return db.get(A, alloc['id'], exception.AllocationNotFound,
+                      allocation=allocation_uuid)
     error = ('No available nodes match the resource class %s%s%s'
              % (alloc['resource_class'],
                 ' and traits %s' % ', '.join(alloc['traits'])

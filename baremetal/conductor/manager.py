@@ -548,7 +548,8 @@ class ConductorManager:
     def create_allocation(self, context, allocation_uuid: str) -> None:
         """Pick a node for the allocation in a worker: the API answers
         at once with state ``allocating``, as Ironic does."""
-        self.conductor.workers.submit(allocations.allocate, allocation_uuid)
+        self.conductor.workers.submit(allocations.allocate, allocation_uuid,
+                                     self.conductor.conf)
 
 
 def _attach_vmedia(task, device_type: str, image_url: str,

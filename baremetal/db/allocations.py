@@ -32,19 +32,20 @@ def with_owner(owner: str | None):
 
 def available_nodes(resource_class: str,
                     uuids: list[str] | None = None) -> list[dict]:
-    """``id``, ``uuid`` and ``name`` of the nodes an allocation may get:
-    available, not in maintenance, not retired, with no instance, no
-    allocation and no lock, of ``resource_class``, and among ``uuids``
-    when some are given."""
+    """``id``, ``uuid``, ``name`` and ``reservation`` of the nodes an
+    allocation may get: available, not in maintenance, not retired, with
+    no instance and no allocation, of ``resource_class``, and among
+    ``uuids`` when some are given.  A node locked for a moment is among
+    them (its ``reservation`` says by whom): the claim waits for it."""
     filters = [N.c.provision_state == states.AVAILABLE,
                N.c.maintenance.is_(False),
                sa.or_(N.c.retired.is_(False), N.c.retired.is_(None)),
                N.c.instance_uuid.is_(None), N.c.allocation_id.is_(None),
-               N.c.reservation.is_(None),
                N.c.resource_class == resource_class]
     if uuids:
         filters.append(N.c.uuid.in_(uuids))
-    return db.query(N, filters, columns=('id', 'uuid', 'name'))
+    return db.query(N, filters,
+                    columns=('id', 'uuid', 'name', 'reservation'))
 
 
 def _with_traits(conn, node_id: int, alloc: dict) -> dict:

@@ -1,6 +1,7 @@
 """Portgroups, volume connectors/targets, allocations, deploy templates
 and events: CRUD, version gates and bad input."""
 
+import threading
 import time
 
 import pytest
@@ -96,6 +97,50 @@ def _wait_allocation(api, ident, timeout=10):
             return body
         assert time.monotonic() < deadline, body
         time.sleep(0.01)
+
+
+def test_allocation_waits_for_a_node_locked_for_a_moment(api):
+    """The only matching node is locked by a task finishing (or a
+    periodic check) when the allocation looks: it gets the node once the
+    lock is gone, as Ironic's allocation waits for a node; one locked for
+    longer than [conductor]node_locked_retry_* allow fails with the
+    error."""
+    from baremetal.db import api as db
+    # a wait of 1 s (the unit tests' default is 0.1 s)
+    harness.CONF.set_override('node_locked_retry_interval', 0.5,
+                              group='conductor')
+    try:
+        _allocation_waits(api, db)
+    finally:
+        harness.CONF.set_override('node_locked_retry_interval', 0.05,
+                                  group='conductor')
+
+
+def _allocation_waits(api, db):
+    n = api.make_available(resource_class='amber')
+    row = api.node(n['uuid'])
+    nid = db.get_node(row['uuid'])['id']
+    assert db.reserve_node('other-host', nid)
+    threading.Timer(0.3, db.release_node, ('other-host', nid, {})).start()
+    status, alloc, _ = api.request('POST', '/v1/allocations', {
+        'resource_class': 'amber'})
+    assert status == 201, alloc
+    alloc = _wait_allocation(api, alloc['uuid'])
+    assert alloc['state'] == 'active', alloc
+    assert alloc['node_uuid'] == n['uuid']
+    status, _, _ = api.request('DELETE', '/v1/allocations/%s'
+                               % alloc['uuid'])
+    assert status == 204
+    # held past the wait: the allocation fails
+    assert db.reserve_node('other-host', nid)
+    try:
+        status, alloc, _ = api.request('POST', '/v1/allocations', {
+            'resource_class': 'amber'})
+        alloc = _wait_allocation(api, alloc['uuid'], timeout=15)
+        assert alloc['state'] == 'error', alloc
+        assert 'No available nodes' in alloc['last_error']
+    finally:
+        db.release_node('other-host', nid, {})
 
 
 def test_allocation_picks_a_matching_node(api):

@@ -38,18 +38,21 @@ def test_list_conditions_pick_their_allocations(api):
 def test_available_nodes_are_free_nodes_of_the_class(api):
     ok = _node(name='ok')
     also = _node(name='also', retired=None)
+    # locked for a moment: a candidate still (the claim waits for it)
+    locked = _node(name='locked', reservation='host1')
     for fields in ({'provision_state': 'active'}, {'maintenance': True},
                    {'retired': True}, {'instance_uuid': db._new_uuid()},
-                   {'reservation': 'host1'}, {'resource_class': 'silver'}):
+                   {'resource_class': 'silver'}):
         _node(**fields)
     taken = _node()
     db.update(db.NODES, taken['id'],
               {'allocation_id': _alloc(node_id=taken['id'])['id']})
 
     got = db_allocations.available_nodes('gold')
-    assert sorted(r['uuid'] for r in got) == sorted([ok['uuid'],
-                                                     also['uuid']])
-    assert set(got[0]) == {'id', 'uuid', 'name'}
+    assert sorted(r['uuid'] for r in got) == sorted(
+        [ok['uuid'], also['uuid'], locked['uuid']])
+    assert set(got[0]) == {'id', 'uuid', 'name', 'reservation'}
+    assert {r['name']: r['reservation'] for r in got}['locked'] == 'host1'
     assert [r['uuid'] for r in db_allocations.available_nodes(
         'gold', [also['uuid'], taken['uuid']])] == [also['uuid']]
     assert db_allocations.available_nodes('bronze') == []
