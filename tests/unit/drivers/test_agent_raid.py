@@ -226,20 +226,32 @@ def test_servicing_runs_the_agents_raid_step(api, agent):
     assert node['raid_config'] == {}
 
 
+def _deploy_harness(tmp_path):
+    """An in-process service whose direct deploys need no erase step and
+    serve images on a port of their own."""
+    return harness.Harness(tmp_path, overrides={
+        'deploy.erase_devices_priority': 0,
+        'deploy.http_server_port': 0})
+
+
+def _raw_image_node(h, agent, **fields) -> str:
+    """An available node (the agent double's) with a raw whole-disk
+    image to deploy; its UUID."""
+    from tests.unit.drivers import test_direct_deploy as direct
+    return direct._available(
+        h, agent, image_source='http://127.0.0.1:9/disk.raw',
+        image_os_hash_algo='sha256', image_os_hash_value=direct.SHA,
+        image_disk_format='raw', **fields)
+
+
 def test_deploy_on_software_raid_has_the_agent_install_the_boot_loader(
         tmp_path, agent):
     """As in Ironic: the whole-disk image went onto the md device, which
     no firmware boots; the agent sets up the boot loader (in UEFI mode:
     ESPs on the holder disks) once the image is written."""
-    from tests.unit.drivers import test_direct_deploy as direct
-    h = harness.Harness(tmp_path, overrides={
-        'deploy.erase_devices_priority': 0,
-        'deploy.http_server_port': 0})
+    h = _deploy_harness(tmp_path)
     try:
-        uuid = direct._available(
-            h, agent, image_source='http://127.0.0.1:9/disk.raw',
-            image_os_hash_algo='sha256', image_os_hash_value=direct.SHA,
-            image_disk_format='raw')
+        uuid = _raw_image_node(h, agent)
         assert h.request('PATCH', '/v1/nodes/%s' % uuid, [
             {'op': 'add', 'path': '/raid_interface', 'value': 'agent'},
             {'op': 'add', 'path': '/properties/capabilities',
@@ -366,15 +378,9 @@ def test_deploy_template_software_raid_then_the_image_on_it(tmp_path,
     once the agent is up, before the image (80); what the agent built
     names the software controller, so the boot loader is installed on
     the RAID after the image, as when it was built at cleaning."""
-    from tests.unit.drivers import test_direct_deploy as direct
-    h = harness.Harness(tmp_path, overrides={
-        'deploy.erase_devices_priority': 0,
-        'deploy.http_server_port': 0})
+    h = _deploy_harness(tmp_path)
     try:
-        uuid = direct._available(
-            h, agent, image_source='http://127.0.0.1:9/disk.raw',
-            image_os_hash_algo='sha256', image_os_hash_value=direct.SHA,
-            image_disk_format='raw', traits=['CUSTOM_SOFTWARE_RAID1'])
+        uuid = _raw_image_node(h, agent, traits=['CUSTOM_SOFTWARE_RAID1'])
         status, body, _ = h.request(
             'POST', '/v1/deploy_templates',
             _apply_template('CUSTOM_SOFTWARE_RAID1', RAID1_MAX),
