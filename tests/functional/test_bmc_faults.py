@@ -58,8 +58,16 @@ def _manage_then_turn_bad(server, node, proxy, mode, timeout):
     """Manage the node through a passing proxy, turn the proxy to
     ``mode`` and ask for power on: the settled node and the seconds the
     request took to fail."""
-    _provision(server, node, 'manage')
-    got = _settled(server, node, timeout=30)
+    # The passing phase is set-up, not the subject: with the tiny BMC
+    # timeouts of this module a machine loaded by the VM tests beside it
+    # may miss the first answer (seen once in CI), so manage is tried
+    # again then.
+    for _ in range(3):
+        _provision(server, node, 'manage')
+        got = _settled(server, node, timeout=30)
+        if got['provision_state'] == 'manageable':
+            break
+        assert got['provision_state'] == 'enroll', got
     assert got['provision_state'] == 'manageable', got['last_error']
     proxy.mode = mode
     started = time.monotonic()
