@@ -56,9 +56,17 @@ SYNC = frozenset(('clean.get_clean_steps', 'deploy.get_deploy_steps',
 # port on 127.0.0.1, then bind it)
 BMC_HOST = '127.0.0.2'
 
+
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     request_queue_size = 128
+
+    def server_bind(self):
+        # HTTPServer's own asks the resolver for the host's FQDN, which
+        # on a machine without DNS costs ~0.1 s per port: minutes for a
+        # fleet
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
 
 
 class RedfishFleet:

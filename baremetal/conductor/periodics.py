@@ -134,6 +134,9 @@ def sync_power_states(conductor) -> dict:
         items, lambda row: _sync_node(conductor, row),
         lambda row, error: _sync_node(conductor, row, error),
         timeout=0.9 * conf.sync_power_state_interval
+        if conf.sync_power_state_interval > 0 else None,
+        # as few workers as read every node within half the interval
+        pace=conf.sync_power_state_interval / 2.0
         if conf.sync_power_state_interval > 0 else None)
     lanes.forget_idle({key for key, _, _ in items})
     if stats['backing_off'] or stats['unfinished']:

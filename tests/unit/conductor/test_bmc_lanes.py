@@ -72,7 +72,7 @@ def test_every_node_read_once_one_at_a_time_per_bmc(lanes):
     assert set(reads.max_in_flight.values()) == {1}
     assert reads.max_total <= 4
     assert stats == dict(queued=55, carried=0, backing_off=0, lanes=6,
-                         unfinished=0)
+                         unfinished=0, workers=4)
 
 
 def test_the_global_bound_holds_with_many_bmcs():
@@ -211,3 +211,80 @@ def test_lanes_of_bmcs_gone_are_forgotten_unless_backing_off(lanes):
     lanes.run_round(items({'bad': 1}), reads.read, reads.fail)
     lanes.forget_idle({'bad'})
     assert set(lanes._lanes) == {'bad'}
+
+
+# ---- the pace: as few workers as keep the round on time ----
+
+def test_on_an_easy_pace_one_worker_reads_everything():
+    # instant reads and a round that may take a thousand seconds: one
+    # worker is enough, none is added
+    lanes = bmc_lanes.Lanes(workers=8, max_backoff_rounds=0)
+    try:
+        reads = Reads()
+        layout = {'bmc-%d' % i: 3 for i in range(40)}
+        stats = lanes.run_round(items(layout), reads.read, reads.fail,
+                                pace=1000)
+        assert sorted(reads.order) == sorted(i[1] for i in items(layout))
+        assert reads.max_total == 1
+        assert stats['workers'] == 1
+        assert stats['unfinished'] == 0
+    finally:
+        lanes.shutdown()
+
+
+def test_behind_its_pace_a_round_adds_workers_up_to_the_bound():
+    # every read waits until four run at once: only a round that adds
+    # workers while behind (here: always, the pace is a nanosecond)
+    # gets there; the bound and one read per BMC still hold
+    lanes = bmc_lanes.Lanes(workers=4, max_backoff_rounds=0)
+    barrier = threading.Barrier(4, timeout=10)
+
+    class Waiting(Reads):
+        calls = 0
+
+        def read(self, payload):
+            with self.lock:
+                self.calls += 1
+                first = self.calls <= 4
+            if first:
+                barrier.wait()
+            return super().read(payload)
+
+    try:
+        reads = Waiting()
+        layout = {'bmc-%d' % i: 2 for i in range(10)}
+        stats = lanes.run_round(items(layout), reads.read, reads.fail,
+                                pace=1e-9)
+        assert sorted(reads.order) == sorted(i[1] for i in items(layout))
+        assert set(reads.max_in_flight.values()) == {1}
+        assert reads.max_total <= 4
+        assert stats['workers'] == 4
+    finally:
+        lanes.shutdown()
+
+
+def test_a_slow_read_does_not_stall_a_round_on_a_pace():
+    # the only worker waits on a slow BMC: the round itself adds one,
+    # which reads the other BMCs meanwhile
+    lanes = bmc_lanes.Lanes(workers=2, max_backoff_rounds=0)
+    try:
+        reads = Reads(hold=('slow-0',))
+        layout = {'slow': 1, 'a': 3, 'b': 3}
+        done = []
+        t = threading.Thread(target=lambda: done.append(lanes.run_round(
+            [i for i in items(layout) if i[0] == 'slow']
+            + [i for i in items(layout) if i[0] != 'slow'],
+            reads.read, reads.fail, pace=0.01)))
+        t.start()
+        assert reads.started['slow-0'].wait(10)
+        deadline = threading.Event()
+        for _ in range(100):
+            if len(reads.order) == 7:
+                break
+            deadline.wait(0.1)
+        assert len(reads.order) == 7, reads.order
+        reads.hold['slow-0'].set()
+        t.join(10)
+        assert done and done[0]['workers'] == 2
+    finally:
+        lanes.shutdown()

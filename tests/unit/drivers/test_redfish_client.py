@@ -3,6 +3,7 @@
 BMC, and a request is tried [redfish]connection_attempts times, not
 that number squared."""
 
+import json
 import types
 
 import pytest
@@ -228,3 +229,115 @@ def test_systems_behind_one_address_share_their_bmc():
     b = client.endpoint({'redfish_address': 'http://h:8000/',
                          'redfish_system_id': '/redfish/v1/Systems/2'})
     assert a == b
+
+
+
+class _Recorder:
+    """A loopback HTTP(S) server that answers every GET with a
+    Redfish-like document and records the request lines: as a proxy it
+    sees absolute URLs."""
+
+    def __init__(self, tls=None):
+        import http.server
+        import threading
+        seen = self.seen = []
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen.append(self.path)
+                body = json.dumps({
+                    '@odata.id': '/redfish/v1/', 'Id': '1', 'Name': 'n',
+                    'RedfishVersion': '1.6.0', 'PowerState': 'On',
+                    'Systems': {'@odata.id': '/redfish/v1/Systems'},
+                }).encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+        if tls is not None:
+            self.srv.socket = tls.wrap_socket(self.srv.socket,
+                                              server_side=True)
+        self.port = self.srv.server_address[1]
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+@pytest.fixture
+def recorders():
+    made = []
+    yield lambda tls=None: made.append(_Recorder(tls)) or made[-1]
+    for r in made:
+        r.stop()
+
+
+@pytest.fixture
+def fresh(conf):
+    """Nodes whose cached connections are dropped before and after."""
+    made = []
+
+    def node(url):
+        n = _node(url)
+        client.forget(client.parse(n, conf))
+        made.append(n)
+        return n
+    yield node
+    for n in made:
+        client.forget(client.parse(n, conf))
+
+
+# requests reads the environment once per connection now, not at every
+# request (client._read_environment_once): what it names still applies
+
+
+def test_proxy_from_the_environment_is_used(conf, recorders, fresh,
+                                            monkeypatch):
+    proxy = recorders()
+    monkeypatch.setenv('http_proxy', 'http://127.0.0.1:%d' % proxy.port)
+    monkeypatch.delenv('no_proxy', raising=False)
+    monkeypatch.delenv('NO_PROXY', raising=False)
+    system = client.get_system(fresh('http://bmc.invalid:8000'), conf)
+    assert system.power_state.value == 'On'
+    assert 'http://bmc.invalid:8000/redfish/v1/Systems/1' in proxy.seen
+
+
+def test_no_proxy_from_the_environment_is_honoured(conf, recorders, fresh,
+                                                   monkeypatch):
+    proxy, bmc = recorders(), recorders()
+    monkeypatch.setenv('http_proxy', 'http://127.0.0.1:%d' % proxy.port)
+    monkeypatch.setenv('no_proxy', '127.0.0.1')
+    client.get_system(fresh('http://127.0.0.1:%d' % bmc.port), conf)
+    assert proxy.seen == []
+    assert '/redfish/v1/Systems/1' in bmc.seen
+
+
+def test_ca_bundle_from_the_environment_is_used(conf, recorders, fresh,
+                                                monkeypatch, tmp_path):
+    import ssl
+    import subprocess
+    cert, key = str(tmp_path / 'bmc.crt'), str(tmp_path / 'bmc.key')
+    subprocess.run(
+        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+         'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+         '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+         '-keyout', key, '-out', cert], check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    bmc = recorders(ctx)
+    for name in ('http_proxy', 'https_proxy', 'HTTPS_PROXY', 'CURL_CA_BUNDLE'):
+        monkeypatch.delenv(name, raising=False)
+    url = 'https://127.0.0.1:%d' % bmc.port
+    monkeypatch.delenv('REQUESTS_CA_BUNDLE', raising=False)
+    with pytest.raises(exception.RedfishError):
+        client.get_system(fresh(url), conf)
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', cert)
+    system = client.get_system(fresh(url), conf)
+    assert system.power_state.value == 'On'

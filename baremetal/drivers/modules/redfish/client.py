@@ -11,6 +11,7 @@ import collections
 import contextlib
 import dataclasses
 import json
+import os
 import threading
 import urllib.parse
 
@@ -115,13 +116,41 @@ def _connect(info: Info, conf):
     # (3 when given 0) and one answered with a 5xx that many times more;
     # it pauses ``server_side_retries_delay`` seconds between tries (2
     # when given 0, hence the tiny stand-in for "no pause")
-    return sushy.Sushy(
+    from sushy import connector
+    conn = connector.Connector(
         info.address, verify=info.verify,
-        auth=cls(username=info.username, password=info.password),
         server_side_retries=r.connection_attempts,
         server_side_retries_delay=r.connection_retry_interval or 0.001,
-        read_timeout=r.connection_timeout,
+        default_request_timeout=r.connection_timeout,
         connect_timeout=min(r.connection_timeout, 10))
+    _read_environment_once(conn, info)
+    return sushy.Sushy(
+        info.address, connector=conn,
+        auth=cls(username=info.username, password=info.password))
+
+
+def _read_environment_once(conn, info: Info) -> None:
+    """What requests would read from the environment at every request
+    (proxies and no_proxy for the BMC's address, a CA bundle named by
+    REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE), read once per connection:
+    requests' per-request reading (.netrc looked for on disk, the
+    environment scanned and matched) was a tenth of the conductor's
+    CPU in a power sync of 2,000 BMCs (doc/source/admin/performance.rst).
+    The conductor's own .netrc is no longer consulted: the credentials
+    are driver_info's."""
+    session = getattr(conn, '_session', None)
+    if session is None or not hasattr(session, 'trust_env'):
+        return
+    import requests.utils
+    session.proxies.update(requests.utils.get_environ_proxies(info.address))
+    if info.verify is True and hasattr(conn, '_verify'):
+        # sushy passes its verify with every request, where requests
+        # would have put the bundle in place of True
+        bundle = os.environ.get('REQUESTS_CA_BUNDLE') or \
+            os.environ.get('CURL_CA_BUNDLE')
+        if bundle:
+            conn._verify = bundle
+    session.trust_env = False
 
 
 def _connection(node, info: Info, conf):
