@@ -85,6 +85,8 @@ class RedfishFleet:
         self.injected = 0
         self.busy: dict[int, int] = {}       # port -> requests in flight
         self.max_busy: dict[int, int] = {}
+        self.busy_total = 0                  # requests in flight, all BMCs
+        self.max_busy_total = 0
         self.by_port: dict[int, int] = {}    # port -> requests
         self.faults: dict[int, dict] = {}    # port -> latency/error rate
         self.bmcs: list[tuple[int, list[str]]] = []
@@ -185,6 +187,9 @@ class RedfishFleet:
                     fleet.busy[port] = fleet.busy.get(port, 0) + 1
                     fleet.max_busy[port] = max(fleet.max_busy.get(port, 0),
                                                fleet.busy[port])
+                    fleet.busy_total += 1
+                    fleet.max_busy_total = max(fleet.max_busy_total,
+                                               fleet.busy_total)
                 try:
                     lo, hi = latency
                     if hi > 0:
@@ -193,6 +198,7 @@ class RedfishFleet:
                 finally:
                     with fleet.lock:
                         fleet.busy[port] -= 1
+                        fleet.busy_total -= 1
 
             def _answer(self, method, raw, error_rate):
                 path = urllib.parse.urlsplit(self.path).path.rstrip('/')

@@ -9,7 +9,9 @@ manager does), and the BMCs count what reaches them.
   round, not per node; rounds left out) while the others are read at
   every round, and its nodes still go into maintenance after
   ``power_state_sync_max_retries`` failed syncs, as in Ironic;
-* a slow BMC delays only its own nodes.
+* a slow BMC delays only its own nodes;
+* a round uses as few workers as keep its pace: BMCs that answer at
+  once are read by one worker although four are allowed.
 
 Rounds are counted from the server's own metrics (the periodic task's
 run count); no duration is asserted."""
@@ -195,3 +197,41 @@ def test_an_erring_bmc_is_backed_off_and_its_nodes_go_to_maintenance(
     for bmc in GOOD:
         assert min(w.gets_of(bmc)) >= 3, (bmc, w.gets_of(bmc))
     assert w.max_busy[port] == 1
+
+
+def test_bmcs_that_answer_at_once_are_read_by_one_worker(tmp_path):
+    # a fleet of its own (the module's server reads the other one every
+    # second) and a 6 s interval: the round's pace is 3 s for 19 reads
+    # that each take milliseconds, so its one worker never falls a read
+    # behind, and never two requests are in flight at once at all BMCs
+    # together, although sync_power_state_workers allows four
+    fleet = fleet_doubles.RedfishFleet(sum(BLOCKS), per_bmc=BLOCKS)
+    conf = bs.conf(tmp_path)
+    conf['conductor'].update({'sync_power_state_workers': 4,
+                              'sync_power_state_interval': 6})
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port())
+    svc.start()
+    try:
+        for sid in sorted(fleet.systems):
+            uuid = bs.create(svc, driver='redfish', driver_info={
+                'redfish_address': fleet.address(sid),
+                'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
+                'redfish_username': 'admin',
+                'redfish_password': 'password'})['uuid']
+            st, body = bs.http_unlocked(
+                svc, 'PUT', '/v1/nodes/%s/states/provision' % uuid,
+                {'target': 'manage'})
+            assert st == 202, body
+            bs.wait_provision(svc, uuid, 'manageable', timeout=60)
+        wait_rounds(svc, 1, timeout=60)
+        with fleet.lock:
+            fleet.max_busy_total = 0
+        w = Window(fleet)
+        wait_rounds(svc, 2, timeout=60)
+        w.close()
+        assert all(n >= 1 for n in w.get_delta.values()), w.get_delta
+        assert fleet.max_busy_total == 1
+    finally:
+        assert svc.stop() == 0, svc.log()
+        fleet.stop()
