@@ -15,16 +15,15 @@ agent its token) and no line of the service's log holds a token, nor
 ``agent_token=`` with anything but the mask after it.
 """
 
-import os
 import re
 import socket
 import ssl
 import struct
-import subprocess
 import threading
 import time
 
 from tests import agent_double
+from tests import tls
 from tests.functional import processes
 from tests.functional import test_secrets
 
@@ -73,15 +72,7 @@ def _reset(conn) -> None:
 
 
 def _self_signed(tmp) -> ssl.SSLContext:
-    cert, key = os.path.join(tmp, 'agent.crt'), os.path.join(tmp, 'agent.key')
-    subprocess.run(
-        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
-         'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-         '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-         '-keyout', key, '-out', cert], check=True, capture_output=True)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    return ctx
+    return tls.server_context(tmp, 'agent')[0]
 
 
 def _tls(ctx):

@@ -12,6 +12,7 @@ from oslo_config import cfg
 from baremetal.common import exception
 from baremetal.conf import redfish as redfish_conf
 from baremetal.drivers.modules.redfish import client
+from tests import tls
 from tests.bmc import hostile
 
 
@@ -321,16 +322,7 @@ def test_no_proxy_from_the_environment_is_honoured(conf, recorders, fresh,
 
 def test_ca_bundle_from_the_environment_is_used(conf, recorders, fresh,
                                                 monkeypatch, tmp_path):
-    import ssl
-    import subprocess
-    cert, key = str(tmp_path / 'bmc.crt'), str(tmp_path / 'bmc.key')
-    subprocess.run(
-        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
-         'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-         '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-         '-keyout', key, '-out', cert], check=True, capture_output=True)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
+    ctx, cert = tls.server_context(tmp_path, 'bmc')
     bmc = recorders(ctx)
     for name in ('http_proxy', 'https_proxy', 'HTTPS_PROXY', 'CURL_CA_BUNDLE'):
         monkeypatch.delenv(name, raising=False)
