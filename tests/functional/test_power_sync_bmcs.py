@@ -201,14 +201,15 @@ def test_an_erring_bmc_is_backed_off_and_its_nodes_go_to_maintenance(
 
 def test_bmcs_that_answer_at_once_are_read_by_one_worker(tmp_path):
     # a fleet of its own (the module's server reads the other one every
-    # second) and a 6 s interval: the round's pace is 3 s for 19 reads
-    # that each take milliseconds, so its one worker never falls a read
-    # behind, and never two requests are in flight at once at all BMCs
-    # together, although sync_power_state_workers allows four
+    # second) and a 12 s interval: the round's pace is 6 s for 19 reads
+    # that each take milliseconds (a loaded machine would have to slow
+    # them to 300 ms), so its one worker never falls a read behind, and
+    # never two requests are in flight at once at all BMCs together,
+    # although sync_power_state_workers allows four
     fleet = fleet_doubles.RedfishFleet(sum(BLOCKS), per_bmc=BLOCKS)
     conf = bs.conf(tmp_path)
     conf['conductor'].update({'sync_power_state_workers': 4,
-                              'sync_power_state_interval': 6})
+                              'sync_power_state_interval': 12})
     svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
                             port=processes.free_port())
     svc.start()
@@ -228,7 +229,7 @@ def test_bmcs_that_answer_at_once_are_read_by_one_worker(tmp_path):
         with fleet.lock:
             fleet.max_busy_total = 0
         w = Window(fleet)
-        wait_rounds(svc, 2, timeout=60)
+        wait_rounds(svc, 1, timeout=60)
         w.close()
         assert all(n >= 1 for n in w.get_delta.values()), w.get_delta
         assert fleet.max_busy_total == 1
