@@ -64,6 +64,10 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def nodes(server, fleet):
+    return enroll_all(server, fleet)
+
+
+def enroll_all(server, fleet):
     """Every system enrolled and managed: {system id: node uuid}."""
     out = {}
     for sid in sorted(fleet.systems):
@@ -214,17 +218,7 @@ def test_bmcs_that_answer_at_once_are_read_by_one_worker(tmp_path):
                             port=processes.free_port())
     svc.start()
     try:
-        for sid in sorted(fleet.systems):
-            uuid = bs.create(svc, driver='redfish', driver_info={
-                'redfish_address': fleet.address(sid),
-                'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
-                'redfish_username': 'admin',
-                'redfish_password': 'password'})['uuid']
-            st, body = bs.http_unlocked(
-                svc, 'PUT', '/v1/nodes/%s/states/provision' % uuid,
-                {'target': 'manage'})
-            assert st == 202, body
-            bs.wait_provision(svc, uuid, 'manageable', timeout=60)
+        enroll_all(svc, fleet)
         wait_rounds(svc, 1, timeout=60)
         with fleet.lock:
             fleet.max_busy_total = 0
