@@ -158,8 +158,10 @@ class Server:
                 LOG.exception('API thread watchdog')
 
     def _grow(self, n: int) -> None:
-        self._server.requests.grow(n)
+        # counted first: the new thread may answer a request before this
+        # thread runs again
         self.threads += n
+        self._server.requests.grow(n)
         LOG.debug('API: %d threads (requests were waiting)', self.threads)
 
     def close(self) -> None:
