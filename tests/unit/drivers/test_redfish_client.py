@@ -41,6 +41,7 @@ def _node(url):
         'redfish_auth_type': 'basic'})
 
 
+@pytest.mark.parametrize('read', [client.get_system, client.system_fields])
 @pytest.mark.parametrize('mode, error, words', [
     ('close', exception.RedfishConnectionError, 'cannot reach'),
     ('malformed', exception.RedfishConnectionError, 'cannot reach'),
@@ -48,10 +49,10 @@ def _node(url):
     ('wrongjson', exception.RedfishError, 'not a Redfish resource'),
 ])
 def test_a_misbehaving_bmc_is_an_error_naming_it(conf, bmc, mode, error,
-                                                  words):
+                                                  words, read):
     bmc.mode = mode
     with pytest.raises(error) as e:
-        client.get_system(_node(bmc.url), conf)
+        read(_node(bmc.url), conf)
     text = str(e.value)
     assert words in text and bmc.url in text, text
     assert 'hunter2' not in text
@@ -333,3 +334,73 @@ def test_ca_bundle_from_the_environment_is_used(conf, recorders, fresh,
     monkeypatch.setenv('REQUESTS_CA_BUNDLE', cert)
     system = client.get_system(fresh(url), conf)
     assert system.power_state.value == 'On'
+
+
+class _SystemServer:
+    """A service root and one System whose body is set by the test."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        owner = self
+        self.system = {}
+        self.paths = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                owner.paths.append(self.path)
+                doc = ({'@odata.id': '/redfish/v1/', 'Id': 'RootService',
+                        'RedfishVersion': '1.6.0',
+                        'Systems': {'@odata.id': '/redfish/v1/Systems'}}
+                       if self.path.rstrip('/') == '/redfish/v1'
+                       else owner.system)
+                body = json.dumps(doc).encode()
+                self.send_response(200)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                     Handler)
+        self.url = 'http://127.0.0.1:%d' % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever,
+                         daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def system_bmc():
+    server = _SystemServer()
+    yield server
+    server.stop()
+
+
+def test_system_fields_is_the_systems_json_in_one_get(conf, system_bmc):
+    system_bmc.system = {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
+                         'PowerState': 'On', 'Status': {'Health': 'OK'}}
+    node = _node(system_bmc.url)
+    node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/1'
+    client.system_fields(node, conf)            # connects (service root)
+    del system_bmc.paths[:]
+    fields = client.system_fields(node, conf)
+    assert fields['PowerState'] == 'On'
+    assert fields['Status'] == {'Health': 'OK'}
+    assert system_bmc.paths == ['/redfish/v1/Systems/1']
+
+
+@pytest.mark.parametrize('body', [['a', 'list'], 'a string', 7])
+def test_a_system_that_is_not_an_object_is_an_error_naming_the_bmc(
+        conf, system_bmc, body):
+    system_bmc.system = body
+    node = _node(system_bmc.url)
+    node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/1'
+    with pytest.raises(exception.RedfishError) as e:
+        client.system_fields(node, conf)
+    assert 'not a Redfish resource' in str(e.value)
+    assert system_bmc.url in str(e.value)

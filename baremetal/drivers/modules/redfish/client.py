@@ -124,9 +124,10 @@ def _connect(info: Info, conf):
         default_request_timeout=r.connection_timeout,
         connect_timeout=min(r.connection_timeout, 10))
     _read_environment_once(conn, info)
-    return sushy.Sushy(
+    root = sushy.Sushy(
         info.address, connector=conn,
         auth=cls(username=info.username, password=info.password))
+    return root, conn
 
 
 def _read_environment_once(conn, info: Info) -> None:
@@ -153,22 +154,27 @@ def _read_environment_once(conn, info: Info) -> None:
     session.trust_env = False
 
 
-def _connection(node, info: Info, conf):
+def _connected(node, info: Info, conf):
+    """The BMC's sushy root and the connector under it."""
     size = conf.redfish.connection_cache_size
     with _CACHE_LOCK:
-        conn = _CACHE.get(info.key)
-        if conn is not None:
+        pair = _CACHE.get(info.key)
+        if pair is not None:
             _CACHE.move_to_end(info.key)
-            return conn
+            return pair
     # sushy itself retries [redfish]connection_attempts times
     with errors(node, info, 'connect'):
-        conn = _connect(info, conf)
+        pair = _connect(info, conf)
     if size:
         with _CACHE_LOCK:
-            _CACHE[info.key] = conn
+            _CACHE[info.key] = pair
             while len(_CACHE) > size:
                 _CACHE.popitem(last=False)
-    return conn
+    return pair
+
+
+def _connection(node, info: Info, conf):
+    return _connected(node, info, conf)[0]
 
 
 def forget(info: Info) -> None:
@@ -242,6 +248,23 @@ def get_system(node, conf):
         return conn.get_system(members[0])
 
 
+def system_fields(node, conf) -> dict:
+    """The ComputerSystem's own JSON, read with one GET through sushy's
+    connector, for what needs only its top-level fields (PowerState,
+    Status): building sushy's ComputerSystem parses every field and
+    was a third of a power-sync read's CPU
+    (doc/source/admin/performance.rst)."""
+    info = parse(node, conf)
+    if not info.system_id:
+        return get_system(node, conf).json
+    connector = _connected(node, info, conf)[1]
+    with errors(node, info, 'get system'):
+        data = connector.get(path=info.system_id).json()
+        if not isinstance(data, dict):
+            raise TypeError('%s is not an object' % type(data).__name__)
+        return data
+
+
 class Interface(driver_info.Interface):
     """What every redfish interface shares: its driver_info keys, their
     validation and the node's ComputerSystem."""
@@ -258,6 +281,20 @@ class Interface(driver_info.Interface):
             system = cache['redfish_system'] = get_system(
                 task.node, task.conductor.conf)
         return system
+
+    def _system_fields(self, task) -> dict:
+        """The system's top-level JSON fields; one read shared by the
+        power and health reads of a power sync."""
+        cache = getattr(task, 'bmc_read_cache', None)
+        if cache is None:
+            return system_fields(task.node, task.conductor.conf)
+        data = cache.get('redfish_system_fields')
+        if data is None:
+            system = cache.get('redfish_system')
+            data = cache['redfish_system_fields'] = (
+                system.json if system is not None
+                else system_fields(task.node, task.conductor.conf))
+        return data
 
 
 @contextlib.contextmanager

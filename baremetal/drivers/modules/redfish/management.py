@@ -76,9 +76,9 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
 
     def get_node_health(self, task) -> str | None:
         """The ComputerSystem's Status.Health (API 1.109)."""
-        status = self._system(task).status
-        health = _value(getattr(status, 'health', None)) if status else None
-        return _HEALTH.get(health)
+        status = self._system_fields(task).get('Status')
+        return _HEALTH.get(status.get('Health')) if isinstance(
+            status, dict) else None
 
     def get_sensors_data(self, task) -> dict:
         """Temperatures, fans, power supplies and drives, in the shape

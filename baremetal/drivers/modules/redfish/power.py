@@ -7,11 +7,13 @@ from baremetal.drivers.modules import power_wait
 from baremetal.drivers.modules.redfish import client
 
 
+_STATES = {'On': states.POWER_ON, 'Off': states.POWER_OFF,
+           'PoweringOn': states.POWER_ON, 'PoweringOff': states.POWER_OFF}
+
+
 def _state(system) -> str:
-    value = getattr(system.power_state, 'value', system.power_state)
-    return {'On': states.POWER_ON, 'Off': states.POWER_OFF,
-            'PoweringOn': states.POWER_ON,
-            'PoweringOff': states.POWER_OFF}.get(value, states.ERROR)
+    return _STATES.get(getattr(system.power_state, 'value',
+                               system.power_state), states.ERROR)
 
 
 def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
@@ -50,7 +52,8 @@ def restart(task, system) -> None:
 
 class RedfishPower(client.Interface, base.PowerInterface):
     def get_power_state(self, task):
-        return _state(self._system(task))
+        return _STATES.get(self._system_fields(task).get('PowerState'),
+                           states.ERROR)
 
     def bmc_endpoint(self, driver_info):
         return client.endpoint(driver_info)
