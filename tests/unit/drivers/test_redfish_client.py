@@ -236,22 +236,27 @@ def test_systems_behind_one_address_share_their_bmc():
 
 class _Recorder:
     """A loopback HTTP(S) server that answers every GET with a
-    Redfish-like document and records the request lines: as a proxy it
-    sees absolute URLs."""
+    Redfish-like document (``system``, once set, for the paths of
+    systems) and records the request lines: as a proxy it sees absolute
+    URLs."""
 
     def __init__(self, tls=None):
         import http.server
         import threading
         seen = self.seen = []
+        self.system = None
+        owner = self
 
         class H(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 seen.append(self.path)
-                body = json.dumps({
+                doc = {
                     '@odata.id': '/redfish/v1/', 'Id': '1', 'Name': 'n',
                     'RedfishVersion': '1.6.0', 'PowerState': 'On',
-                    'Systems': {'@odata.id': '/redfish/v1/Systems'},
-                }).encode()
+                    'Systems': {'@odata.id': '/redfish/v1/Systems'}}
+                if owner.system is not None and '/Systems/' in self.path:
+                    doc = owner.system
+                body = json.dumps(doc).encode()
                 self.send_response(200)
                 self.send_header('Content-Type', 'application/json')
                 self.send_header('Content-Length', str(len(body)))
@@ -336,71 +341,30 @@ def test_ca_bundle_from_the_environment_is_used(conf, recorders, fresh,
     assert system.power_state.value == 'On'
 
 
-class _SystemServer:
-    """A service root and one System whose body is set by the test."""
-
-    def __init__(self):
-        import http.server
-        import threading
-        owner = self
-        self.system = {}
-        self.paths = []
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                owner.paths.append(self.path)
-                doc = ({'@odata.id': '/redfish/v1/', 'Id': 'RootService',
-                        'RedfishVersion': '1.6.0',
-                        'Systems': {'@odata.id': '/redfish/v1/Systems'}}
-                       if self.path.rstrip('/') == '/redfish/v1'
-                       else owner.system)
-                body = json.dumps(doc).encode()
-                self.send_response(200)
-                self.send_header('Content-Type', 'application/json')
-                self.send_header('Content-Length', str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                                     Handler)
-        self.url = 'http://127.0.0.1:%d' % self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever,
-                         daemon=True).start()
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture
-def system_bmc():
-    server = _SystemServer()
-    yield server
-    server.stop()
-
-
-def test_system_fields_is_the_systems_json_in_one_get(conf, system_bmc):
-    system_bmc.system = {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
-                         'PowerState': 'On', 'Status': {'Health': 'OK'}}
-    node = _node(system_bmc.url)
+def test_system_fields_is_the_systems_json_in_one_get(conf, recorders,
+                                                      fresh):
+    bmc = recorders()
+    bmc.system = {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
+                  'PowerState': 'Off', 'Status': {'Health': 'OK'}}
+    node = fresh('http://127.0.0.1:%d' % bmc.port)
     node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/1'
     client.system_fields(node, conf)            # connects (service root)
-    del system_bmc.paths[:]
+    del bmc.seen[:]
     fields = client.system_fields(node, conf)
-    assert fields['PowerState'] == 'On'
+    assert fields['PowerState'] == 'Off'
     assert fields['Status'] == {'Health': 'OK'}
-    assert system_bmc.paths == ['/redfish/v1/Systems/1']
+    assert bmc.seen == ['/redfish/v1/Systems/1']
 
 
 @pytest.mark.parametrize('body', [['a', 'list'], 'a string', 7])
 def test_a_system_that_is_not_an_object_is_an_error_naming_the_bmc(
-        conf, system_bmc, body):
-    system_bmc.system = body
-    node = _node(system_bmc.url)
+        conf, recorders, fresh, body):
+    bmc = recorders()
+    bmc.system = body
+    url = 'http://127.0.0.1:%d' % bmc.port
+    node = fresh(url)
     node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/1'
     with pytest.raises(exception.RedfishError) as e:
         client.system_fields(node, conf)
     assert 'not a Redfish resource' in str(e.value)
-    assert system_bmc.url in str(e.value)
+    assert url in str(e.value)
