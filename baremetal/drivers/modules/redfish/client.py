@@ -251,8 +251,8 @@ def get_system(node, conf):
 def system_fields(node, conf) -> dict:
     """The ComputerSystem's own JSON, read with one GET through sushy's
     connector, for what needs only its top-level fields (PowerState,
-    Status): building sushy's ComputerSystem parses every field and
-    was a third of a power-sync read's CPU
+    Status): building sushy's ComputerSystem parses every field, about
+    a quarter of a power-sync read's CPU
     (doc/source/admin/performance.rst)."""
     info = parse(node, conf)
     if not info.system_id:
