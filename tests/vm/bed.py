@@ -134,6 +134,46 @@ def _libvirt_answers() -> bool:
         return False
 
 
+# QEMU binds a machine's forwarded port again at every power on: a port
+# of the kernel's ephemeral range, free when picked, may meanwhile be the
+# local end of any outgoing connection ("Could not set up host forwarding
+# rule" failed a deploy in CI). So it comes from below that range, from a
+# window of its own per xdist worker (the two VM groups run side by side),
+# above the fixed ports of the peers the suite runs.
+FORWARD_PORTS = (20000, 24000)
+_forwarded: set[int] = set()
+
+
+def forward_port() -> int:
+    import random
+    import socket
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            ephemeral_low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral_low = 0
+    lo, hi = FORWARD_PORTS
+    if ephemeral_low <= hi:
+        return processes.free_port()
+    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
+    if worker.startswith('gw') and worker[2:].isdigit():
+        n = int(worker[2:]) % 2
+        half = (hi - lo) // 2
+        lo, hi = lo + n * half, lo + (n + 1) * half
+    for _ in range(200):
+        port = random.randrange(lo, hi)
+        if port in _forwarded:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+        _forwarded.add(port)
+        return port
+    return processes.free_port()
+
+
 class Libvirt:
     """virtlogd and libvirtd in the foreground, as our children."""
 
@@ -223,7 +263,7 @@ class Machine:
             '52:54:00:%02x:%02x:%02x' % tuple(os.urandom(3))
             for _ in range(1, nics)]
         self.serial = os.path.join(self.dir, 'serial.log')
-        self.agent_port = processes.free_port()
+        self.agent_port = forward_port()
         self.memory_mib = memory_mib
         self.boot_url = boot_url
         self.firmware = firmware
