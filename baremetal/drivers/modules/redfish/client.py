@@ -273,14 +273,7 @@ class Interface(driver_info.Interface):
     parse = staticmethod(parse)
 
     def _system(self, task):
-        cache = getattr(task, 'bmc_read_cache', None)
-        if cache is None:
-            return get_system(task.node, task.conductor.conf)
-        system = cache.get('redfish_system')
-        if system is None:
-            system = cache['redfish_system'] = get_system(
-                task.node, task.conductor.conf)
-        return system
+        return get_system(task.node, task.conductor.conf)
 
     def _system_fields(self, task) -> dict:
         """The system's top-level JSON fields; one read shared by the
@@ -290,10 +283,8 @@ class Interface(driver_info.Interface):
             return system_fields(task.node, task.conductor.conf)
         data = cache.get('redfish_system_fields')
         if data is None:
-            system = cache.get('redfish_system')
-            data = cache['redfish_system_fields'] = (
-                system.json if system is not None
-                else system_fields(task.node, task.conductor.conf))
+            data = cache['redfish_system_fields'] = system_fields(
+                task.node, task.conductor.conf)
         return data
 
 
