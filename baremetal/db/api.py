@@ -532,7 +532,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
           limit: int | None = None, marker: dict | None = None,
           sort_key: str = 'id', sort_dir: str = 'asc',
           json_as_text: Iterable[str] = (),
-          select: list | None = None) -> list[dict]:
+          select: list | None = None, tuples: bool = False) -> list:
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
     last row (keyset pagination, one query per page).  The JSON columns
@@ -571,7 +571,8 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
         stmt = stmt.limit(limit)
     with reader() as conn:
         return prepared.run_once(_prepared, conn, stmt,
-                                 raw=frozenset(json_as_text))
+                                 raw=frozenset(json_as_text),
+                                 tuples=tuples)
 
 
 def count(table: sa.Table, filters: Iterable = ()) -> int:

@@ -1,8 +1,9 @@
 """tools/bench-fleet at a small size, for correctness only: 50 redfish
 nodes on simulated BMCs (one port each) are enrolled and managed, 40 of
 them (``--lifecycle-nodes``) go on with simulated agents through
-cleaning, deployment, a short steady state beside the 10 left manageable,
-and undeployment on baremetal-api and one baremetal-conductor over RabbitMQ
+cleaning, deployment, a short steady state beside the 10 left manageable
+(the readers listing 30 more, ``--list-nodes``, parked where no
+conductor serves them), and undeployment on baremetal-api and one baremetal-conductor over RabbitMQ
 and PostgreSQL.  Nothing fails, nothing is stuck, every node reaches
 every phase's state, and the doubles saw what the protocols say they
 should.  No timing is asserted: the figures are printed."""
@@ -18,6 +19,7 @@ TOOL = os.path.join(os.path.dirname(__file__), '..', '..', 'tools',
                     'bench-fleet')
 NODES = 50
 LIFECYCLE = 40      # the other 10 stay manageable
+LISTED = 80         # 30 parked nodes more in the lists
 
 
 def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
@@ -26,7 +28,7 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     out = tmp_path / 'fleet.json'
     run = subprocess.run(
         [sys.executable, TOOL, '--nodes', str(NODES), '--conductors', '1',
-         '--lifecycle-nodes', str(LIFECYCLE),
+         '--lifecycle-nodes', str(LIFECYCLE), '--list-nodes', str(LISTED),
          '--db-url', db_url, '--transport-url', rabbit,
          '--steady-seconds', '8', '--power-sync-interval', '3',
          '--step-poll-interval', '1', '--heartbeat-seconds', '5',
@@ -46,6 +48,8 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     assert result['counts'] == {'enrolled': NODES, 'manage': NODES,
                                 'clean': LIFECYCLE, 'deploy': LIFECYCLE,
                                 'undeploy': LIFECYCLE}, result['counts']
+    assert result['listed_nodes'] == LISTED
+    assert result['phases']['enroll_parked']['nodes'] == LISTED - NODES
     # every BMC request was one the double serves
     assert result['bmc_unserved'] == {}, result['bmc_unserved']
     assert result['bmc_injected_errors'] == 0

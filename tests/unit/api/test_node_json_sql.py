@@ -54,7 +54,20 @@ def _shapes(api):
         'provision_updated_at': datetime.datetime(2026, 1, 2, 3, 4, 5),
         'inspection_started_at': datetime.datetime(2026, 1, 2, 3, 4, 5,
                                                    60)})
+    # stored JSON fields: the agent's token (masked at the top level
+    # only), an array, nothing stored
+    db.update(db.NODES, db.get_node('maint')['id'], {
+        'driver_internal_info': {'agent_secret_token': 's3cret',
+                                 'deep': {'agent_secret_token': 'kept'}},
+        'extra': ['agent_secret_token', 1], 'properties': None})
+    db.update(db.NODES, db.get_node('avail')['id'], {
+        'driver_internal_info': {'note': '"agent_secret_token"'}})
     return full, avail, maint
+
+
+NOVA = ('/v1/nodes?fields=uuid,power_state,target_power_state,'
+        'provision_state,target_provision_state,last_error,maintenance,'
+        'properties,instance_uuid,traits,resource_class')
 
 
 @pytest.mark.parametrize('version', ['1.1', '1.20', '1.46', '1.61'])
@@ -62,7 +75,9 @@ def _shapes(api):
     '/v1/nodes/detail', '/v1/nodes', '/v1/nodes?detail=true',
     '/v1/nodes?fields=uuid,provision_state,traits,driver_info,'
     'instance_info,conductor,chassis_uuid,allocation_uuid,created_at',
-    '/v1/nodes?fields=name', '/v1/nodes?limit=2',
+    '/v1/nodes?fields=name', '/v1/nodes?limit=2', NOVA,
+    '/v1/nodes?fields=driver_internal_info,extra,properties,clean_step',
+    '/v1/nodes?fields=name,driver_internal_info,extra&sort_key=name',
     '/v1/nodes?sort_key=name&sort_dir=desc&limit=3',
 ])
 def test_sql_written_pages_equal_python_rendered(api, monkeypatch,
@@ -113,3 +128,20 @@ def test_what_is_escaped_and_masked(api):
     assert by['maint']['inspection_started_at'] == \
         '2026-01-02T03:04:05.000060+00:00'
     assert f['links'][0]['href'].endswith('/v1/nodes/' + full['uuid'])
+    # the same from a field list the database writes whole
+    st, body, _ = api.request(
+        'GET', '/v1/nodes?fields=name,driver_internal_info,extra,'
+        'properties,description')
+    by = {n['name']: n for n in body['nodes'] if n['name']}
+    assert by['maint']['driver_internal_info'] == {
+        'agent_secret_token': '******',
+        'deep': {'agent_secret_token': 'kept'}}
+    assert by['maint']['extra'] == ['agent_secret_token', 1]
+    assert by['maint']['properties'] == {}
+    assert by['avail']['driver_internal_info'] == {
+        'note': '"agent_secret_token"'}
+    assert by['full']['description'] == 'a "quoted"\nline é ✓ \\ \u0001'
+    assert by['full']['properties'] == {'cpus': 8,
+                                        'deep': [1, {'é': None}]}
+    assert by['full']['links'][1]['href'].endswith(
+        '/nodes/' + full['uuid'])

@@ -193,3 +193,59 @@ def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
                 'SELECT count(*) FROM pg_prepared_statements').scalar()
     finally:
         api.close()
+
+
+def test_postgresql_prepares_list_pages_and_drops_old_shapes(
+        tmp_path, monkeypatch):
+    """List pages run prepared on the server, told apart by their SQL
+    (a page and the next page of the same shape share a statement); only
+    the last PAGE_SHAPES shapes stay prepared, the others are
+    deallocated on a connection when it is next used."""
+    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    monkeypatch.setattr(prepared, 'PAGE_SHAPES', 2)
+    try:
+        for i in range(3):
+            _node(api, name='n%d' % i)
+
+        def page(*columns, marker=None):
+            return db.query(db.NODES, columns=columns, limit=2,
+                            marker=marker)
+
+        first = page('id', 'name')
+        assert [r['name'] for r in first] == ['n0', 'n1']
+        assert [r['name'] for r in page('id', 'name', marker=first[-1])
+                ] == ['n2']
+        assert [r['name'] for r in page('id', 'name', marker=first[-1])
+                ] == ['n2']
+        kept = list(prepared._PAGES.values())
+        # a third shape: the first drops out of the kept ones
+        assert [r['uuid'] for r in page('id', 'uuid')]
+        assert kept[0] not in prepared._PAGES.values()
+        assert kept[0].name in prepared._DROPPED
+        live = {s.name for s in prepared._PAGES.values()}
+        assert len(live) == 2
+        with db.reader() as conn:
+            names = {r[0] for r in conn.exec_driver_sql(
+                'SELECT name FROM pg_prepared_statements')}
+        assert kept[0].name not in names
+        assert live & names
+        # and their rows are SQLAlchemy's
+        with db.reader() as conn:
+            slow = [dict(r) for r in conn.execute(
+                sa.select(db.NODES.c.id, db.NODES.c.uuid)
+                .order_by(db.NODES.c.id).limit(2)).mappings()]
+        assert page('id', 'uuid') == slow
+    finally:
+        api.close()
+
+
+def test_pages_as_tuples(any_db_api):
+    """A page asked for as tuples holds the same values, in the order
+    selected, prepared or not (MariaDB: through SQLAlchemy)."""
+    for i in range(3):
+        _node(any_db_api, name='t%d' % i)
+    columns = [db.NODES.c.id, db.NODES.c.name, db.NODES.c.uuid]
+    dicts = db.query(db.NODES, select=columns, limit=2)
+    tuples = db.query(db.NODES, select=columns, limit=2, tuples=True)
+    assert [r['name'] for r in dicts] == ['t0', 't1']
+    assert tuples == [(r['id'], r['name'], r['uuid']) for r in dicts]

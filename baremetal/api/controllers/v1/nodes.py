@@ -189,8 +189,11 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         page = node_json_sql.Page(req, fields, sub_links=detail)
         rows = db.query(N, filters, None, limit, marker, sort_key,
                         sort_dir, json_as_text=page.raw_columns,
-                        select=page.columns)
-        nodes = [page.render(r) for r in rows]
+                        select=page.columns, tuples=page.whole)
+        nodes = page.render_page(rows)
+        if page.whole:
+            # (id, uuid, the node's text): what the next link needs
+            rows = [{'uuid': r[1]} for r in rows]
     else:
         cols = node_view.db_columns(list(fields) + [sort_key])
         if redact:
