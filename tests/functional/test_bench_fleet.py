@@ -3,10 +3,11 @@ nodes on simulated BMCs (one port each) are enrolled and managed, 40 of
 them (``--lifecycle-nodes``) go on with simulated agents through
 cleaning, deployment, a short steady state beside the 10 left manageable
 (the readers listing 30 more, ``--list-nodes``, parked where no
-conductor serves them), and undeployment on baremetal-api and one baremetal-conductor over RabbitMQ
-and PostgreSQL.  Nothing fails, nothing is stuck, every node reaches
-every phase's state, and the doubles saw what the protocols say they
-should.  No timing is asserted: the figures are printed."""
+conductor serves them), and undeployment on baremetal-api and one
+baremetal-conductor over RabbitMQ and PostgreSQL.  Nothing fails,
+nothing is stuck, every node reaches every phase's state, and the
+doubles saw what the protocols say they should.  No timing is
+asserted: the figures are printed."""
 
 import json
 import os
