@@ -79,17 +79,16 @@ _PREPARED_LOCK = threading.Lock()
 # used last), and the names of those dropped since: still prepared on
 # some connections, deallocated there at their next use
 PAGE_SHAPES = 64
-_PAGES: 'collections.OrderedDict[str, _ServerSide]' = \
+_PAGES: 'collections.OrderedDict[str, _ServerSide | None]' = \
     collections.OrderedDict()
 _DROPPED: set[str] = set()
 
 
 def _page_statement(sql: str) -> '_ServerSide | None':
     with _PREPARED_LOCK:
-        server = _PAGES.get(sql)
-        if server is not None:
+        if sql in _PAGES:
             _PAGES.move_to_end(sql)
-            return server
+            return _PAGES[sql]
     try:
         server = _ServerSide(sql)
     except Unsupported:
@@ -97,8 +96,20 @@ def _page_statement(sql: str) -> '_ServerSide | None':
     with _PREPARED_LOCK:
         server = _PAGES.setdefault(sql, server)
         while len(_PAGES) > PAGE_SHAPES:
-            _DROPPED.add(_PAGES.popitem(last=False)[1].name)
+            dropped = _PAGES.popitem(last=False)[1]
+            if dropped is not None:
+                _DROPPED.add(dropped.name)
     return server
+
+
+def _not_on_server(server: '_ServerSide') -> None:
+    """A page statement the server could not prepare: its shape runs as
+    text from now on (None in _PAGES), not PREPAREd at every page."""
+    with _PREPARED_LOCK:
+        for sql, known in _PAGES.items():
+            if known is server:
+                _PAGES[sql] = None
+                return
 
 
 def _prepared_on(dbapi_conn) -> set[str]:
@@ -212,6 +223,7 @@ class Prepared:
                     except error:
                         # the server could not prepare it (a parameter
                         # type it cannot infer): run it as text from now
+                        _not_on_server(server)
                         self.server = server = None
                     else:
                         done.add(server.name)

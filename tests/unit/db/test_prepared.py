@@ -222,7 +222,7 @@ def test_postgresql_prepares_list_pages_and_drops_old_shapes(
         assert [r['uuid'] for r in page('id', 'uuid')]
         assert kept[0] not in prepared._PAGES.values()
         assert kept[0].name in prepared._DROPPED
-        live = {s.name for s in prepared._PAGES.values()}
+        live = {s.name for s in prepared._PAGES.values() if s is not None}
         assert len(live) == 2
         with db.reader() as conn:
             names = {r[0] for r in conn.exec_driver_sql(
@@ -249,3 +249,23 @@ def test_pages_as_tuples(any_db_api):
     tuples = db.query(db.NODES, select=columns, limit=2, tuples=True)
     assert [r['name'] for r in dicts] == ['t0', 't1']
     assert tuples == [(r['id'], r['name'], r['uuid']) for r in dicts]
+
+
+def test_a_page_the_server_cannot_prepare_runs_as_text(tmp_path):
+    """A page statement PostgreSQL cannot prepare (a parameter whose
+    type it cannot infer) runs as text, and its shape is not offered to
+    PREPARE again at every page."""
+    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    try:
+        node = _node(api, name='text')
+        columns = [db.NODES.c.id,
+                   sa.bindparam('maybe', None).is_(None).label('unset')]
+        for _ in range(2):
+            assert db.query(db.NODES, select=columns) == [
+                {'id': node['id'], 'unset': True}]
+        shapes = [sql for sql, s in prepared._PAGES.items()
+                  if ' IS NULL AS unset' in sql]
+        assert len(shapes) == 1
+        assert prepared._PAGES[shapes[0]] is None
+    finally:
+        api.close()
