@@ -65,6 +65,15 @@ def ids_in_shards(shards: list[str]):
     return sa.select(_N.id).where(_N.shard.in_(shards))
 
 
+def after_uuid(uuid: str) -> dict:
+    """A page marker for ``db.query`` sorted by id: the node of ``uuid``
+    found by the page's own statement (a subquery), not by a statement
+    of its own before it; a marker that names no node gives an empty
+    page."""
+    return {'id': sa.select(N.c.id).where(N.c.uuid == str(uuid).lower())
+            .scalar_subquery()}
+
+
 def uuids_by_id(ids) -> dict[int, str]:
     """``{id: uuid}`` of the nodes with these ids (one query)."""
     return {r['id']: r['uuid'] for r in db.query(

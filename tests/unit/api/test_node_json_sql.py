@@ -145,3 +145,25 @@ def test_what_is_escaped_and_masked(api):
                                         'deep': [1, {'é': None}]}
     assert by['full']['links'][1]['href'].endswith(
         '/nodes/' + full['uuid'])
+
+
+def test_markers(api):
+    """A UUID marker sorted by id is found by the page's own statement:
+    the pages follow on, the last node's gives an empty page, a UUID of
+    no node is a 404 as before; other sort keys and name markers too."""
+    uuids = [api.create_node(name='m%d' % i)['uuid'] for i in range(3)]
+    st, body, _ = api.request('GET', '/v1/nodes?fields=name&marker=%s'
+                              % uuids[0])
+    assert st == 200 and [n['name'] for n in body['nodes']] == ['m1', 'm2']
+    st, body, _ = api.request('GET', '/v1/nodes?marker=%s' % uuids[2])
+    assert (st, body['nodes']) == (200, []), body
+    st, body, _ = api.request(
+        'GET', '/v1/nodes?marker=%s' % '0f1e2d3c-4b5a-4697-8879-6a5b4c3d2e1f')
+    assert st == 404, body
+    assert 'could not be found' in body['error_message'], body
+    st, body, _ = api.request('GET', '/v1/nodes?marker=m1&fields=name')
+    assert st == 200 and [n['name'] for n in body['nodes']] == ['m2']
+    st, body, _ = api.request(
+        'GET', '/v1/nodes?sort_key=name&sort_dir=desc&fields=name&marker=%s'
+        % uuids[2])
+    assert st == 200 and [n['name'] for n in body['nodes']] == ['m1', 'm0']
