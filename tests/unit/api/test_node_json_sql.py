@@ -147,10 +147,12 @@ def test_what_is_escaped_and_masked(api):
         '/nodes/' + full['uuid'])
 
 
-def test_markers(api):
-    """A UUID marker sorted by id is found by the page's own statement:
-    the pages follow on, the last node's gives an empty page, a UUID of
-    no node is a 404 as before; other sort keys and name markers too."""
+def test_markers(any_db_api):
+    """A UUID marker sorted by id is found by the page's own statement
+    (on every database): the pages follow on, the last node's gives an
+    empty page, a UUID of no node is a 404 as before; other sort keys
+    and name markers too."""
+    api = any_db_api
     uuids = [api.create_node(name='m%d' % i)['uuid'] for i in range(3)]
     st, body, _ = api.request('GET', '/v1/nodes?fields=name&marker=%s'
                               % uuids[0])
