@@ -105,9 +105,10 @@ def detail_flag(req, since: int = versions.DETAIL_QUERY) -> bool:
     return bool(parse_bool('detail', raw))
 
 
-def next_link(req, resource: str, items: list[dict], page_limit: int,
-              marker_key: str = 'uuid') -> dict:
-    """``{"next": url}`` when the page is full."""
+def next_link(req, resource: str, items: list, page_limit: int,
+              marker_key: str | int = 'uuid') -> dict:
+    """``{"next": url}`` when the page is full; the marker is the last
+    item's ``marker_key`` (a key of dict rows, an index of tuple rows)."""
     if not items or len(items) < page_limit:
         return {}
     params = [(k, v) for k, v in req.params.items()

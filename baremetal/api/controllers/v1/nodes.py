@@ -180,6 +180,7 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                                          versions.NODE_FIELDS)
     filters = _filters(req) + list(extra_filters)
     marker = None
+    marker_key = 'uuid'
     ident = req.params.get('marker')
     # sorted by id, a UUID marker is found by the page's statement (one
     # round trip to the database a page instead of two)
@@ -196,10 +197,9 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         rows = db.query(N, filters, None, limit, marker, sort_key,
                         sort_dir, json_as_text=page.raw_columns,
                         select=page.columns, tuples=page.whole)
-        nodes = page.render_page(rows)
         if page.whole:
-            # (id, uuid, the node's text): what the next link needs
-            rows = [{'uuid': r[1]} for r in rows]
+            marker_key = 1      # rows are (id, uuid, the node's text)
+        nodes = page.render_page(rows)
     else:
         cols = node_view.db_columns(list(fields) + [sort_key])
         if redact:
@@ -223,7 +223,8 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
         # an empty page: the end of the list, or a marker of no node
         db.get_node(ident, ('id',))
     result = {'nodes': nodes}
-    result.update(collection.next_link(req, resource, rows, limit))
+    result.update(collection.next_link(req, resource, rows, limit,
+                                       marker_key))
     return result
 
 
