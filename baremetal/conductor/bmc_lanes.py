@@ -75,7 +75,7 @@ class Lanes:
         # the round's pace: (start, reads to do, seconds to do them in);
         # None: as many workers as allowed from the start
         self._pace: tuple[float, int, float] | None = None
-        self._done = 0          # reads done this round
+        self._taken = 0         # reads taken this round (done or doing)
         self._most = 0          # the most workers at once this round
 
     # ---- a round ----
@@ -133,7 +133,7 @@ class Lanes:
             # every lane at every idle cost a fifth of the conductor's
             # CPU at 2,000 BMCs)
             self._waiting = {k for k in touched if self._lanes[k].running}
-            self._done = 0
+            self._taken = 0
             self._most = self._loops
             self._pace = None if pace is None else (
                 time.monotonic(), stats['queued'] + stats['carried'],
@@ -173,8 +173,10 @@ class Lanes:
         starts it (outside the lock)."""
         if not self._ready or self._loops >= self._max_loops:
             return False
-        if self._pace is not None and self._done + 1 > self._expected():
-            return False        # not a whole read behind
+        if self._pace is not None and self._taken + 1 > self._expected():
+            # not a whole read behind, the reads in flight counted (a
+            # worker that has just taken one is about to do it)
+            return False
         self._loops += 1
         self._most = max(self._most, self._loops)
         return True
@@ -183,7 +185,7 @@ class Lanes:
         """Well ahead of the pace with more than one worker: one may
         stop."""
         return self._pace is not None and self._loops > 1 and \
-            self._done > self._expected() + self._loops
+            self._taken > self._expected() + self._loops
 
     def _start(self, lanes: list) -> None:
         """Put lanes that have nodes to read in the ready queue; start
@@ -225,6 +227,7 @@ class Lanes:
                     return
                 lane = self._ready.popleft()
                 ident, payload = lane.queue.popleft()
+                self._taken += 1
                 read, fail = self._read, self._fail
                 grow = self._grow()
             if grow:
@@ -237,7 +240,6 @@ class Lanes:
         except Exception as e:     # read() reports; this is a last resort
             outcome, error = FAILED, e
         with self._cond:
-            self._done += 1
             lane.queued.discard(ident)
             if outcome == OK:
                 lane.errors = 0

@@ -288,3 +288,57 @@ def test_a_slow_read_does_not_stall_a_round_on_a_pace():
         assert done and done[0]['workers'] == 2
     finally:
         lanes.shutdown()
+
+
+class Clock:
+    """The lanes' monotonic clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        return self.now
+
+
+def test_a_round_behind_adds_one_worker_not_one_per_worker(monkeypatch):
+    # the first read hangs while the pace expects two reads done: the
+    # round adds a worker, and that worker, having taken a read, does
+    # not add another (the read it took counts): two in flight, not
+    # three
+    clock = Clock()
+    monkeypatch.setattr(bmc_lanes, 'time', clock)
+    lanes = bmc_lanes.Lanes(workers=4, max_backoff_rounds=0)
+    release = threading.Event()
+    started = [threading.Event(), threading.Event()]
+
+    class FirstTwoHang(Reads):
+        calls = 0
+
+        def read(self, payload):
+            with self.lock:
+                n = self.calls
+                self.calls += 1
+            if n < 2:
+                started[n].set()
+                assert release.wait(10)
+            return super().read(payload)
+
+    try:
+        reads = FirstTwoHang()
+        layout = {k: 1 for k in 'abcdefghij'}
+        done = []
+        t = threading.Thread(target=lambda: done.append(lanes.run_round(
+            items(layout), reads.read, reads.fail, pace=100)))
+        t.start()
+        assert started[0].wait(10)
+        clock.now = 20.0            # two of ten reads expected by now
+        assert started[1].wait(10)
+        threading.Event().wait(1.2)  # two of the round's looks at its pace
+        assert reads.calls == 2     # only the two hanging
+        clock.now = 1000.0
+        release.set()
+        t.join(10)
+        assert sorted(reads.order) == sorted(i[1] for i in items(layout))
+        assert done and done[0]['unfinished'] == 0
+    finally:
+        lanes.shutdown()
