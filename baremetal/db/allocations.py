@@ -4,10 +4,12 @@ may get, and the claiming of a node (one transaction each)."""
 import sqlalchemy as sa
 
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-A = db.T['allocations']
-N = db.NODES
+A = models.TABLES['allocations']
+N = models.TABLES['nodes']
 
 
 def on_node(node_id: int):
@@ -44,8 +46,8 @@ def available_nodes(resource_class: str,
                N.c.resource_class == resource_class]
     if uuids:
         filters.append(N.c.uuid.in_(uuids))
-    return db.query(N, filters,
-                    columns=('id', 'uuid', 'name', 'reservation'))
+    return db_rows.query(N, filters,
+                         columns=('id', 'uuid', 'name', 'reservation'))
 
 
 def _with_traits(conn, node_id: int, alloc: dict) -> dict:
@@ -62,10 +64,10 @@ def claim_node(alloc: dict, node_id: int) -> bool:
     instance, no allocation, no lock): in one transaction the node gets
     the allocation, its instance UUID and traits, and the allocation
     the node (state ``active``).  False: another took it first."""
-    with db.writer() as conn:
+    with engine.writer() as conn:
         values = {'instance_uuid': alloc['uuid'],
                   'allocation_id': alloc['id'],
-                  'updated_at': db.utcnow(),
+                  'updated_at': db_rows.utcnow(),
                   'instance_info': _with_traits(conn, node_id, alloc)}
         claimed = conn.execute(N.update().where(
             N.c.id == node_id, N.c.instance_uuid.is_(None),
@@ -75,7 +77,7 @@ def claim_node(alloc: dict, node_id: int) -> bool:
         if claimed:
             conn.execute(A.update().where(A.c.id == alloc['id']).values(
                 node_id=node_id, state='active', last_error=None,
-                updated_at=db.utcnow()))
+                updated_at=db_rows.utcnow()))
     return bool(claimed)
 
 
@@ -84,8 +86,9 @@ def backfill_node(alloc: dict, node: dict) -> bool:
     (its instance UUID is kept; without one it gets the allocation's),
     unless the node has an allocation or a lock by now.  The allocation
     itself is not changed here."""
-    with db.writer() as conn:
-        values = {'allocation_id': alloc['id'], 'updated_at': db.utcnow(),
+    with engine.writer() as conn:
+        values = {'allocation_id': alloc['id'],
+                  'updated_at': db_rows.utcnow(),
                   'instance_info': _with_traits(conn, node['id'], alloc)}
         if not node['instance_uuid']:
             values['instance_uuid'] = alloc['uuid']
@@ -97,5 +100,5 @@ def backfill_node(alloc: dict, node: dict) -> bool:
 
 def uuids_by_id(ids) -> dict[int, str]:
     """``{id: uuid}`` of the allocations with these ids (one query)."""
-    return {r['id']: r['uuid'] for r in db.query(
+    return {r['id']: r['uuid'] for r in db_rows.query(
         A, (A.c.id.in_(ids),), columns=('id', 'uuid'))}

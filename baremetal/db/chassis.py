@@ -1,11 +1,12 @@
 """Chassis: their uuids by id (what a node list shows)."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-C = db.T['chassis']
+C = models.TABLES['chassis']
 
 
 def uuids_by_id(ids) -> dict[int, str]:
     """``{id: uuid}`` of the chassis with these ids (one query)."""
-    return {r['id']: r['uuid'] for r in db.query(
+    return {r['id']: r['uuid'] for r in db_rows.query(
         C, (C.c.id.in_(ids),), columns=('id', 'uuid'))}

@@ -5,9 +5,10 @@ Every change of a tracked node field (``TRACKED``), and every node
 created or deleted, is written as a ``node_events`` row in the same
 transaction as the change itself: a change is never stored without its
 event, nor an event without its change.  On PostgreSQL and MariaDB
-``db.api`` calls ``before``, ``changes`` and ``write`` in the
-transaction of the node's UPDATE, INSERT or DELETE; on SQLite triggers
-write the same events in the statement itself (``SQLITE_TRIGGERS``).
+db/ (``rows``, ``reservations``, ``nodes``) calls ``before``,
+``changes`` and ``write`` in the transaction of the node's UPDATE,
+INSERT or DELETE; on SQLite triggers write the same events in the
+statement itself (``SQLITE_TRIGGERS``).
 
 Ordering, and why a reader never skips an event
 -----------------------------------------------
@@ -198,7 +199,7 @@ SQLITE_TRIGGER_NAMES = tuple(
 
 
 def in_python(dialect_name: str) -> bool:
-    """Whether db.api writes the events (else SQLite's triggers do)."""
+    """Whether db/ writes the events (else SQLite's triggers do)."""
     return dialect_name != 'sqlite'
 
 
@@ -308,9 +309,9 @@ def write(conn: sa.engine.Connection, rows: list[dict],
 # ---------------------------------------------------------------- reading
 
 def _db():
-    # db.api writes events from its transactions (it imports this module)
-    from baremetal.db import api
-    return api
+    # db/engine.py imports this module (configure asks ``in_python``)
+    from baremetal.db import engine
+    return engine
 
 
 def _filters(since: int, node_uuid: str | None = None,

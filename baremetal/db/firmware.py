@@ -1,8 +1,10 @@
 """A node's firmware components (API 1.86) as stored."""
 
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-FIRMWARE = db.T['firmware_information']
+FIRMWARE = models.TABLES['firmware_information']
 # a component's vendor, model and serial number, when the hardware says
 IDENTITY = ('vendor', 'model', 'serial_number')
 
@@ -14,8 +16,8 @@ def store_components(node_id: int, found: list[dict]) -> None:
     ``initial_version``; a version that changed is
     ``last_version_flashed``; a component no longer reported goes."""
     t = FIRMWARE
-    now = db.utcnow()
-    with db.writer() as conn:
+    now = db_rows.utcnow()
+    with engine.writer() as conn:
         stored = {r['component']: r for r in conn.execute(
             t.select().where(t.c.node_id == node_id)).mappings()}
         new = []
@@ -48,5 +50,5 @@ def store_components(node_id: int, found: list[dict]) -> None:
 def components(node_id: int) -> list[dict]:
     """The node's stored components, by name."""
     t = FIRMWARE
-    return sorted(db.query(t, (t.c.node_id == node_id,)),
+    return sorted(db_rows.query(t, (t.c.node_id == node_id,)),
                   key=lambda r: r['component'])

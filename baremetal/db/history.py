@@ -1,15 +1,16 @@
 """Node history events (API 1.78): the reads of the history API.  The
 events are written by objects/history.py through ``db.create``."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-H = db.T['node_history']
+H = models.TABLES['node_history']
 
 
 def marker(event_uuid: str) -> dict | None:
     """``id`` and ``uuid`` of the event, to page after it (None: no
     such event)."""
-    found = db.query(H, (H.c.uuid == event_uuid,), ('id', 'uuid'))
+    found = db_rows.query(H, (H.c.uuid == event_uuid,), ('id', 'uuid'))
     return found[0] if found else None
 
 
@@ -17,11 +18,11 @@ def events_of_node(node_id: int, limit: int | None = None,
                    after: dict | None = None) -> list[dict]:
     """One page of the node's events, oldest first (``after``: the
     marker row of the previous page's last one)."""
-    return db.query(H, (H.c.node_id == node_id,), None, limit, after,
+    return db_rows.query(H, (H.c.node_id == node_id,), None, limit, after,
                     'id', 'asc')
 
 
 def event_of_node(node_id: int, event_uuid: str) -> dict | None:
     """The node's event with this uuid (None: the node has none)."""
-    found = db.query(H, (H.c.node_id == node_id, H.c.uuid == event_uuid))
+    found = db_rows.query(H, (H.c.node_id == node_id, H.c.uuid == event_uuid))
     return found[0] if found else None

@@ -1,8 +1,9 @@
 """Inspection rules (API 1.96): the rules of a phase."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-IR = db.T['inspection_rules']
+IR = models.TABLES['inspection_rules']
 
 
 def in_phase(phase: str):
@@ -12,5 +13,5 @@ def in_phase(phase: str):
 
 def of_phase(phase: str) -> list[dict]:
     """The stored rules of this phase, in creation order."""
-    return [dict(r) for r in db.query(IR, (in_phase(phase),),
+    return [dict(r) for r in db_rows.query(IR, (in_phase(phase),),
                                       sort_key='id')]

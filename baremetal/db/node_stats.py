@@ -16,16 +16,18 @@ import dataclasses
 
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
 
-_N = db.NODES.c
+_NODES = models.TABLES['nodes']
+_N = _NODES.c
 
 
 def _part(kind: str, column, *where):
     label = sa.literal(kind, sa.String(1))
     value = column if column is not None \
         else sa.cast(sa.null(), sa.String(255))
-    stmt = sa.select(label, value, sa.func.count()).select_from(db.NODES)
+    stmt = sa.select(label, value, sa.func.count()).select_from(_NODES)
     if where:
         stmt = stmt.where(*where)
     if column is not None:
@@ -54,7 +56,7 @@ def count_nodes() -> NodeCounts:
     """Nodes per provision state, power state and fault, and in
     maintenance (one statement)."""
     out = NodeCounts()
-    with db.reader() as conn:
+    with engine.reader() as conn:
         rows = conn.execute(_STMT).all()
     for kind, value, n in rows:
         if kind == 'p':

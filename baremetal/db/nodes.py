@@ -1,13 +1,24 @@
 """Nodes: the conditions of a node list, the sub-selects other
 resources' lists take (a port's or a port group's node in some
-conductor groups or shards), and small reads of nodes beyond the
-generic ``db.api`` calls (``db.get_node``, ``db.query``)."""
+conductor groups or shards), small reads of nodes (one node by
+``get_node``, those the periodic tasks look at), and the deletion of a
+node with everything hanging off it."""
+
+from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.common import exception
+from baremetal.common import states
+from baremetal.db import engine
+from baremetal.db import events
+from baremetal.db import models
+from baremetal.db import prepared
+from baremetal.db import rows as db_rows
 
-N = db.NODES
+T = models.TABLES
+N = NODES = T['nodes']
 _N = N.c
 
 
@@ -66,7 +77,7 @@ def ids_in_shards(shards: list[str]):
 
 
 def after_uuid(uuid: str) -> dict:
-    """A page marker for ``db.query`` sorted by id: the node of ``uuid``
+    """A page marker for ``rows.query`` sorted by id: the node of ``uuid``
     found by the page's own statement (a subquery), not by a statement
     of its own before it; a marker that names no node gives an empty
     page."""
@@ -76,24 +87,24 @@ def after_uuid(uuid: str) -> dict:
 
 def uuids_by_id(ids) -> dict[int, str]:
     """``{id: uuid}`` of the nodes with these ids (one query)."""
-    return {r['id']: r['uuid'] for r in db.query(
+    return {r['id']: r['uuid'] for r in db_rows.query(
         N, (_N.id.in_(ids),), columns=('id', 'uuid'))}
 
 
 def children(parent_uuid: str) -> list[dict]:
     """``id`` and ``uuid`` of the nodes whose parent is this one."""
-    return db.query(N, (_N.parent_node == parent_uuid,), ('id', 'uuid'))
+    return db_rows.query(N, (_N.parent_node == parent_uuid,), ('id', 'uuid'))
 
 
 def count_in_chassis(chassis_id: int) -> int:
     """How many nodes the chassis holds."""
-    return db.count(N, (_N.chassis_id == chassis_id,))
+    return db_rows.count(N, (_N.chassis_id == chassis_id,))
 
 
 def shard_counts() -> list:
     """``(shard, nodes)`` for each shard (None: nodes in no shard), in
     no particular order (one query)."""
-    with db.reader() as conn:
+    with engine.reader() as conn:
         return conn.execute(sa.select(_N.shard, sa.func.count())
                             .group_by(_N.shard)).all()
 
@@ -101,3 +112,134 @@ def shard_counts() -> list:
 def unreserved():
     """Condition: no conductor holds the node's lock."""
     return _N.reservation.is_(None)
+
+
+def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
+    """The node of this id, UUID or name; NodeNotFound."""
+    return db_rows.get(NODES, ident, exception.NodeNotFound, columns,
+                       node=ident)
+
+
+# ------------------------------------------------------------- periodics
+
+def nodes_in_states(provision_states: Iterable[str],
+                    columns: Iterable[str] = ('id', 'uuid', 'driver',
+                                              'conductor_group',
+                                              'provision_state',
+                                              'provision_updated_at',
+                                              'reservation', 'maintenance'),
+                    extra: Iterable = ()) -> list[dict]:
+    with engine.reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(*[NODES.c[c] for c in columns]).where(
+                NODES.c.provision_state.in_(list(provision_states)),
+                *extra)).mappings()]
+
+
+def nodes_for_sensors(only_active: bool) -> list[dict]:
+    """Nodes whose sensors a conductor may read: not in maintenance, not
+    held by a task (it may be talking to the same BMC), in ``active``
+    unless ``only_active`` is False."""
+    where = [NODES.c.maintenance.is_(False), NODES.c.reservation.is_(None)]
+    if only_active:
+        where.append(NODES.c.provision_state == states.ACTIVE)
+    cols = ('id', 'uuid', 'name', 'driver', 'conductor_group',
+            'instance_uuid', 'provision_state')
+    with engine.reader() as conn:
+        return [dict(r) for r in conn.execute(
+            sa.select(*[NODES.c[c] for c in cols]).where(*where)
+        ).mappings()]
+
+
+# ---------------------------------------------------------------- destroy
+
+_DESTROY_STMTS: list = []
+_DESTROY_ONE: dict = {}
+
+
+def _destroy_stmts() -> list:
+    """DELETE the node (any / only if unreserved), DELETE what hangs off
+    it, unlink its allocations: built once."""
+    if not _DESTROY_STMTS:
+        nid = sa.bindparam('_node')
+        _DESTROY_STMTS.append(NODES.delete().where(NODES.c.id == nid))
+        _DESTROY_STMTS.append(NODES.delete().where(
+            NODES.c.id == nid, NODES.c.reservation.is_(None)))
+        for t in _node_children():
+            _DESTROY_STMTS.append(t.delete().where(t.c.node_id == nid))
+        allocs = T['allocations']
+        _DESTROY_STMTS.append(allocs.update()
+                              .where(allocs.c.node_id == nid)
+                              .values(node_id=None))
+    return _DESTROY_STMTS
+
+
+def _node_children() -> tuple:
+    return (T['ports'], T['portgroups'], T['node_traits'],
+            T['bios_settings'], T['volume_connectors'], T['volume_targets'],
+            T['node_history'], T['node_inventory'],
+            T['firmware_information'])
+
+
+def _destroy_one(only_unreserved: bool):
+    """PostgreSQL: the whole destroy as one statement (one round trip):
+    the node's DELETE ... RETURNING feeds the DELETEs of what hangs off
+    it and the unlinking of its allocations, all data-modifying WITH
+    queries of one statement; the foreign keys are checked at its end."""
+    stmt = _DESTROY_ONE.get(only_unreserved)
+    if stmt is None:
+        cond = [NODES.c.id == sa.bindparam('_node')]
+        if only_unreserved:
+            cond.append(NODES.c.reservation.is_(None))
+        gone = (NODES.delete().where(*cond).returning(NODES.c.id)
+                .cte('gone'))
+        ids = sa.select(gone.c.id).scalar_subquery()
+        stmt = sa.select(gone.c.id)
+        for t in _node_children():
+            stmt = stmt.add_cte(t.delete().where(t.c.node_id == ids)
+                                .cte('del_' + t.name))
+        allocs = T['allocations']
+        stmt = stmt.add_cte(allocs.update().where(allocs.c.node_id == ids)
+                            .values(node_id=None).cte('unlink_allocations'))
+        _DESTROY_ONE[only_unreserved] = stmt
+    return stmt
+
+
+@engine.retry_on_deadlock
+def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
+    """Delete a node and everything hanging off it at once (``only_
+    unreserved``: not while someone holds its lock)."""
+    params = {'_node': node_id}
+    if engine.has_autocommit():     # PostgreSQL
+        with engine.writer() as conn:
+            old = events.before(conn, node_id, engine.prepared_cache)
+            gone = len(prepared.run(engine.prepared_cache, conn,
+                                    _destroy_one(only_unreserved),
+                                    params)[0])
+            if gone and old is not None:
+                events.write(conn, events.lifecycle(
+                    old, 'deleted', db_rows.utcnow()), engine.prepared_cache)
+            return gone
+    any_, unreserved, *rest = _destroy_stmts()
+    try:
+        with engine.writer() as conn:
+            old = (events.before(conn, node_id, engine.prepared_cache)
+                   if engine.events_in_python else None)
+            # what references the node first (foreign keys are checked
+            # per statement), then the node; undone if it is locked
+            for stmt in rest:
+                prepared.run(engine.prepared_cache, conn, stmt, params)
+            if not prepared.run(engine.prepared_cache, conn,
+                                unreserved if only_unreserved else any_,
+                                params)[1]:
+                raise _NothingDeleted()
+            if old is not None:
+                events.write(conn, events.lifecycle(
+                    old, 'deleted', db_rows.utcnow()), engine.prepared_cache)
+    except _NothingDeleted:
+        return 0
+    return 1
+
+
+class _NothingDeleted(Exception):
+    """Rolls a destroy back: the node was gone or locked."""

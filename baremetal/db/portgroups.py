@@ -1,10 +1,11 @@
 """Port groups: the conditions their lists take, and the reads of port
-groups beyond the generic ``db.api`` calls."""
+groups beyond the generic calls of ``db.rows``."""
 
-from baremetal.db import api as db
+from baremetal.db import models
 from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
-PG = db.PORTGROUPS
+PG = models.TABLES['portgroups']
 
 
 def on_node(node_id: int):
@@ -30,5 +31,5 @@ def on_nodes_in_shards(shards: list[str]):
 
 def uuids_by_id(ids) -> dict[int, str]:
     """``{id: uuid}`` of the port groups with these ids (one query)."""
-    return {r['id']: r['uuid'] for r in db.query(
+    return {r['id']: r['uuid'] for r in db_rows.query(
         PG, (PG.c.id.in_(ids),), columns=('id', 'uuid'))}

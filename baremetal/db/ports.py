@@ -1,10 +1,12 @@
 """Ports: the conditions their lists take, and the reads and writes of
-ports beyond the generic ``db.api`` calls."""
+ports beyond the generic calls of ``db.rows``."""
 
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
 from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
-P = db.PORTS
+P = models.TABLES['ports']
 
 
 def on_node(node_id: int):
@@ -41,18 +43,18 @@ def on_nodes_in_shards(shards: list[str]):
 
 def of_node(node_id: int) -> list[dict]:
     """Every port of the node (ordered by id)."""
-    return db.query(P, (on_node(node_id),))
+    return db_rows.query(P, (on_node(node_id),))
 
 
 def node_ids_with_addresses(addresses: list[str]) -> set[int]:
     """Ids of the nodes that have a port with one of the addresses."""
-    return {r['node_id'] for r in db.query(
+    return {r['node_id'] for r in db_rows.query(
         P, (P.c.address.in_(addresses),), columns=('node_id',))}
 
 
 def count_in_portgroup(portgroup_id: int) -> int:
     """How many ports are members of the port group."""
-    return db.count(P, (in_portgroup(portgroup_id),))
+    return db_rows.count(P, (in_portgroup(portgroup_id),))
 
 
 def physnets_in_portgroup(portgroup_id: int,
@@ -62,7 +64,7 @@ def physnets_in_portgroup(portgroup_id: int,
     where = [P.c.portgroup_id == portgroup_id]
     if except_port is not None:
         where.append(P.c.id != except_port)
-    return {r['physical_network'] for r in db.query(
+    return {r['physical_network'] for r in db_rows.query(
         P, where, columns=('id', 'physical_network'))}
 
 
@@ -70,8 +72,8 @@ def set_physnet_of_portgroup(portgroup_id: int,
                              physnet: str | None) -> None:
     """Give the port group's member ports the physical network
     ``physnet`` (those that have another one)."""
-    with db.writer() as conn:
+    with engine.writer() as conn:
         conn.execute(P.update().where(
             P.c.portgroup_id == portgroup_id,
             P.c.physical_network.is_distinct_from(physnet)).values(
-                physical_network=physnet, updated_at=db.utcnow()))
+                physical_network=physnet, updated_at=db_rows.utcnow()))

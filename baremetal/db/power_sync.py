@@ -3,9 +3,10 @@
 import sqlalchemy as sa
 
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
 
-_N = db.NODES.c
+_N = models.TABLES['nodes'].c
 
 # what picks the node's owner and its BMC
 COLUMNS = ('id', 'uuid', 'driver', 'conductor_group', 'provision_state',
@@ -16,7 +17,7 @@ def candidates() -> list[dict]:
     """Nodes whose power the sync reads: not in maintenance, not held by
     a task, not enrolling, and not retired at rest in ``manageable``
     (whose BMCs may be unplugged any day, as the retirement spec says)."""
-    with db.reader() as conn:
+    with engine.reader() as conn:
         return [dict(r) for r in conn.execute(
             sa.select(*[_N[c] for c in COLUMNS]).where(
                 _N.maintenance.is_(False), _N.reservation.is_(None),

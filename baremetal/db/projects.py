@@ -9,19 +9,20 @@ nodes for the node's children), so pagination and limits stay in SQL.
 
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
 
 def nodes_of(project: str):
     """Nodes ``project`` owns or leases."""
-    n = db.NODES
+    n = models.TABLES['nodes']
     return sa.or_(n.c.owner == project, n.c.lessee == project)
 
 
 def children_of(table, project: str):
     """Rows of ``table`` (with a ``node_id``) whose node ``project``
     owns or leases."""
-    n = db.NODES
+    n = models.TABLES['nodes']
     return table.c.node_id.in_(
         sa.select(n.c.id).where(nodes_of(project)))
 
@@ -35,6 +36,6 @@ def node_projects(node_id: int | None) -> dict:
     """``owner`` and ``lessee`` of a node by id (neither without one)."""
     if node_id is None:
         return {}
-    n = db.NODES
-    rows = db.query(n, (n.c.id == node_id,), ('owner', 'lessee'))
+    n = models.TABLES['nodes']
+    rows = db_rows.query(n, (n.c.id == node_id,), ('owner', 'lessee'))
     return rows[0] if rows else {}

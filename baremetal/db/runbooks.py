@@ -3,10 +3,12 @@ Their steps are step_lists' (a runbook's steps table)."""
 
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
-RB = db.T['runbooks']
-RBT = db.T['runbook_traits']
+RB = models.TABLES['runbooks']
+RBT = models.TABLES['runbook_traits']
 
 
 def visible_to(project: str | None):
@@ -18,7 +20,7 @@ def traits_of(ids: list[int]) -> dict[int, list[str]]:
     """The traits of runbooks, sorted, in one query."""
     out: dict[int, list[str]] = {}
     if ids:
-        with db.reader() as conn:
+        with engine.reader() as conn:
             for rid, trait in conn.execute(sa.select(
                     RBT.c.runbook_id, RBT.c.trait).where(
                     RBT.c.runbook_id.in_(ids))):
@@ -28,8 +30,8 @@ def traits_of(ids: list[int]) -> dict[int, list[str]]:
 
 def set_traits(runbook_id: int, wanted: list[str]) -> None:
     """Replace the runbook's traits with ``wanted`` (one transaction)."""
-    now = db.utcnow()
-    with db.writer() as conn:
+    now = db_rows.utcnow()
+    with engine.writer() as conn:
         conn.execute(RBT.delete().where(RBT.c.runbook_id == runbook_id))
         if wanted:
             conn.execute(RBT.insert(), [
@@ -39,22 +41,23 @@ def set_traits(runbook_id: int, wanted: list[str]) -> None:
 
 def add_trait(runbook_id: int, trait: str) -> None:
     """Give the runbook the trait, unless it has it already."""
-    with db.writer() as conn:
+    with engine.writer() as conn:
         exists = conn.execute(sa.select(RBT.c.trait).where(
             RBT.c.runbook_id == runbook_id, RBT.c.trait == trait)).first()
         if not exists:
             conn.execute(RBT.insert().values(
-                runbook_id=runbook_id, trait=trait, created_at=db.utcnow()))
+                runbook_id=runbook_id, trait=trait,
+                created_at=db_rows.utcnow()))
 
 
 def delete_trait(runbook_id: int, trait: str) -> None:
     """Take the trait from the runbook (nothing if it has none)."""
-    with db.writer() as conn:
+    with engine.writer() as conn:
         conn.execute(RBT.delete().where(RBT.c.runbook_id == runbook_id,
                                         RBT.c.trait == trait))
 
 
 def delete_traits(runbook_id: int) -> None:
     """Take every trait from the runbook (before it is deleted)."""
-    with db.writer() as conn:
+    with engine.writer() as conn:
         conn.execute(RBT.delete().where(RBT.c.runbook_id == runbook_id))

@@ -2,14 +2,15 @@
 ``internal_info`` of its ports and port groups (what the network
 interfaces of drivers/base.py attach and detach)."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 
 
 def port_by_uuid(table_name: str, uuid: str) -> dict | None:
     """``id``, ``node_id`` and ``internal_info`` of the port or port
     group (``table_name``: 'ports' or 'portgroups') with this uuid."""
-    t = db.T[table_name]
-    rows = db.query(t, (t.c.uuid == uuid,),
+    t = models.TABLES[table_name]
+    rows = db_rows.query(t, (t.c.uuid == uuid,),
                     ('id', 'node_id', 'internal_info'))
     return rows[0] if rows else None
 
@@ -17,5 +18,5 @@ def port_by_uuid(table_name: str, uuid: str) -> dict | None:
 def ports_of_node(table_name: str, node_id: int) -> list[dict]:
     """``id`` and ``internal_info`` of the node's ports or port
     groups."""
-    t = db.T[table_name]
-    return db.query(t, (t.c.node_id == node_id,), ('id', 'internal_info'))
+    t = models.TABLES[table_name]
+    return db_rows.query(t, (t.c.node_id == node_id,), ('id', 'internal_info'))

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_server_database_connection_checked_after_idle(tmp_path,
         with admin.connect() as a:
             a.exec_driver_sql('SELECT pg_terminate_backend(%d)' % pid)
         admin.dispose()
-        monkeypatch.setattr(db._open_auto, 'ping_after', 0.0)
+        monkeypatch.setattr(db_engine._open_auto, 'ping_after', 0.0)
         with db.reader() as fresh:
             assert fresh.exec_driver_sql(
                 'SELECT pg_backend_pid()').scalar() != pid
@@ -104,14 +105,14 @@ def test_registration_deadlock_is_retried(api, monkeypatch):
     """MariaDB may pick a registering conductor as a deadlock victim
     when several start at once: the registration runs again."""
     from oslo_db import exception as db_exc
-    real, calls = db.writer, []
+    real, calls = db_engine.writer, []
 
     def flaky():
         calls.append(1)
         if len(calls) == 1:
             raise db_exc.DBDeadlock()
         return real()
-    monkeypatch.setattr(db, 'writer', flaky)
+    monkeypatch.setattr(db_engine, 'writer', flaky)
     db.register_conductor('deadlocked', '', [])
     assert len(calls) == 2
     assert 'deadlocked' in {c['hostname'] for c in db.list_conductors()}

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from tests import harness
 from tests import services
 
@@ -51,9 +52,9 @@ def test_connections_dropped_by_the_server_are_a_503_once(pg_api):
 def test_an_unreachable_database_is_503_with_retry_after(api, monkeypatch):
     uuid = api.create_node()['uuid']
     dead = sa.create_engine('postgresql+psycopg2://nobody@127.0.0.1:1/x')
-    monkeypatch.setattr(db, '_engine', dead)
-    monkeypatch.setattr(db, '_open', None)
-    monkeypatch.setattr(db, '_open_auto', None)
+    monkeypatch.setattr(db_engine, '_engine', dead)
+    monkeypatch.setattr(db_engine, '_open', None)
+    monkeypatch.setattr(db_engine, '_open_auto', None)
     status, body, headers = api.request('GET', '/v1/nodes/%s' % uuid)
     assert status == 503, body
     assert headers['Retry-After'] == '5'

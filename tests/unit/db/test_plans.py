@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from baremetal.db import api as db
+from baremetal.db import traits as db_traits
 from tests import harness
 from tests import services
 
@@ -63,7 +64,7 @@ def test_single_node_get_uses_the_unique_index_without_statistics(pg_api):
                          ('n0250', 'uniq_nodes0name')):
         assert api.request('GET', '/v1/nodes/' + ident)[0] == 200
         by = 'uuid' if ident == uuid else 'name'
-        stmt = db._NODE_TRAITS_STMTS[(by, None)]
+        stmt = db_traits._NODE_TRAITS_STMTS[(by, None)]
         scans = _nodes_scan(stmt, ident)
         assert len(scans) == 1 and scans[0][1] == index, scans
         assert ident in scans[0][2], scans

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from baremetal.db import prepared
 from tests import harness
 from tests import services
@@ -37,7 +38,7 @@ def test_rows_match_sqlalchemy(prepared_db_api):
     stmt = sa.select(db.NODES).where(db.NODES.c.id == sa.bindparam('i'))
     ran = []
     real = prepared.Prepared.run
-    cache = db._prepared
+    cache = db_engine.prepared_cache
     with db.reader() as conn:
         assert cache.usable(conn)
         prepared.Prepared.run = lambda self, *a: ran.append(1) or real(
@@ -168,7 +169,7 @@ def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
         node = api.make_available(name='srv', extra={'a': [1]})
         api.provision('srv', 'active')
         api.wait_for('srv', 'active')
-        cached = list(db._prepared._by_id.values())
+        cached = list(db_engine.prepared_cache._by_id.values())
         assert cached and all(p.server is not None for p in cached)
         with db.reader() as conn:
             names = {r[0] for r in conn.exec_driver_sql(

@@ -1,0 +1,301 @@
+"""Rows of any table: create, get, update, delete, a page of a list and
+a count, in SQLAlchemy Core.  Rows cross this boundary as plain dicts;
+unique and foreign key violations become baremetal exceptions here.
+
+The db/ modules call these with their tables; ``db.api`` re-exports
+them for the callers outside db/ that still pass tables.
+"""
+
+import datetime
+import uuid as uuidlib
+from collections.abc import Iterable
+from typing import Any
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+
+from baremetal.common import exception
+from baremetal.db import engine
+from baremetal.db import events
+from baremetal.db import models
+from baremetal.db import prepared
+
+NODES = models.TABLES['nodes']
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def new_uuid() -> str:
+    return str(uuidlib.uuid4())
+
+
+def is_uuid_like(value: Any) -> bool:
+    try:
+        return str(uuidlib.UUID(str(value))) == str(value).lower()
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def _cols(table: sa.Table, columns: Iterable[str] | None):
+    if not columns:
+        return [table]
+    return [table.c[c] for c in columns]
+
+
+# --------------------------------------------------------------- generic
+
+_INSERT_STMTS = engine.dialect_cache()
+
+
+def _insert_stmt(table: sa.Table, keys: tuple[str, ...]):
+    """INSERT INTO table (<keys>) [RETURNING id], built once per column
+    set."""
+    stmt = _INSERT_STMTS.get((table.name, keys))
+    if stmt is None:
+        stmt = table.insert().values(
+            {k: sa.bindparam('v_' + k) for k in keys})
+        if engine.engine().dialect.insert_returning:
+            stmt = stmt.returning(table.c.id)
+        _INSERT_STMTS[(table.name, keys)] = stmt
+    return stmt
+
+
+def create(table: sa.Table, values: dict) -> dict:
+    """Insert a row; translate unique violations into Conflict errors."""
+    values = dict(values)
+    if 'uuid' in table.c and not values.get('uuid'):
+        values['uuid'] = new_uuid()
+    values.setdefault('created_at', utcnow())
+    stmt = _insert_stmt(table, tuple(sorted(values)))
+    try:
+        # a node is created with its "created" event (change feed)
+        with_event = table is NODES and engine.events_in_python
+        with engine.writer() if with_event else engine.single() as conn:
+            params = {'v_' + k: v for k, v in values.items()}
+            if engine.engine().dialect.insert_returning:
+                rows, _ = prepared.run(engine.prepared_cache, conn, stmt,
+                                       params)
+                values['id'] = rows[0]['id']
+            else:
+                res = conn.execute(stmt, params)
+                values['id'] = res.inserted_primary_key[0]
+            if with_event:
+                events.write(conn, events.lifecycle(
+                    values, 'created', values['created_at']),
+                    engine.prepared_cache)
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(table, values, e) from None
+    except db_exc.DBReferenceError as e:
+        raise exception.Invalid(reason=str(e)) from None
+    # what was stored: a column's scalar default where no value was given
+    full = {c.name: c.default.arg if c.default is not None and
+            c.default.is_scalar else None for c in table.c}
+    full.update(values)
+    return full
+
+
+def _duplicate(table: sa.Table, values: dict, err) -> Exception:
+    cols = set(err.columns or ())
+    name = table.name
+    if name == 'nodes':
+        if 'name' in cols or 'uniq_nodes0name' in cols:
+            return exception.DuplicateName(name=values.get('name'))
+        if 'instance_uuid' in cols or 'uniq_nodes0instance_uuid' in cols:
+            return exception.InstanceAssociated(
+                instance_uuid=values.get('instance_uuid'),
+                node=values.get('uuid'))
+        return exception.NodeAlreadyExists(uuid=values.get('uuid'))
+    if name == 'ports' and ('address' in cols or
+                            'uniq_ports0address' in cols):
+        return exception.MACAlreadyExists(mac=values.get('address'))
+    by_uuid = any('uuid' in c for c in cols)
+    if name == 'volume_connectors' and not by_uuid:
+        return exception.VolumeConnectorAlreadyExists(
+            type=values.get('type'), connector_id=values.get('connector_id'))
+    if name == 'volume_targets' and not by_uuid:
+        return exception.VolumeTargetAlreadyExists(
+            boot_index=values.get('boot_index'))
+    what = {'ports': 'Port', 'portgroups': 'Portgroup',
+            'chassis': 'Chassis', 'allocations': 'Allocation',
+            'deploy_templates': 'Deploy template',
+            'volume_connectors': 'Volume connector',
+            'volume_targets': 'Volume target',
+            'conductors': 'Conductor'}.get(name, name)
+    detail = ', '.join('%s=%s' % (c, values.get(c)) for c in sorted(cols)
+                       if c in values)
+    return exception.ResourceAlreadyExists(
+        what='%s with %s' % (what, detail or 'these values'))
+
+
+_GET_STMTS: dict[tuple, Any] = {}
+
+
+def _get_stmt(table: sa.Table, by: str, columns: tuple | None):
+    """SELECT ... WHERE <by> = :ident, built once per shape (statement
+    construction costs more than running it on SQLite)."""
+    key = (table.name, by, columns)
+    stmt = _GET_STMTS.get(key)
+    if stmt is None:
+        stmt = sa.select(*_cols(table, columns)).where(
+            table.c[by] == sa.bindparam('ident'))
+        _GET_STMTS[key] = stmt
+    return stmt
+
+
+def ident_column(table: sa.Table, ident: Any) -> tuple[str, Any] | None:
+    if isinstance(ident, int):
+        return 'id', ident
+    if is_uuid_like(ident):
+        return 'uuid', str(ident).lower()
+    if 'name' in table.c:
+        return 'name', ident
+    return None
+
+
+def get(table: sa.Table, ident: Any, not_found: type[Exception],
+        columns: Iterable[str] | None = None, **nf_kwargs) -> dict:
+    found = ident_column(table, ident)
+    row = None
+    if found is not None:
+        by, value = found
+        stmt = _get_stmt(table, by, tuple(columns) if columns else None)
+        with engine.reader() as conn:
+            rows, _ = prepared.run(engine.prepared_cache, conn, stmt,
+                                   {'ident': value})
+        row = rows[0] if rows else None
+    if row is None:
+        raise not_found(**nf_kwargs)
+    return row
+
+
+_UPDATE_STMTS: dict = {}
+
+
+def _update_stmt(table: sa.Table, keys: tuple[str, ...]):
+    """UPDATE table SET <keys> WHERE id = :_row_id, built once per column
+    set: a reused statement keeps its compiled form and cache key, which
+    on SQLite cost more than running it."""
+    stmt = _UPDATE_STMTS.get((table.name, keys))
+    if stmt is None:
+        stmt = (table.update()
+                .where(table.c.id == sa.bindparam('_row_id'))
+                .values({k: sa.bindparam('v_' + k) for k in keys}))
+        _UPDATE_STMTS[(table.name, keys)] = stmt
+    return stmt
+
+
+def update(table: sa.Table, row_id: int, values: dict,
+           where: Iterable = ()) -> int:
+    """UPDATE one row by id; returns the number of rows changed."""
+    values = dict(values)
+    values.setdefault('updated_at', utcnow())
+    where = tuple(where)
+    if table is NODES and engine.events_in_python and events.touches(values):
+        return update_node_with_events(row_id, values, where)
+    try:
+        with engine.single() as conn:
+            if where:
+                return conn.execute(table.update()
+                                    .where(table.c.id == row_id, *where)
+                                    .values(**values)).rowcount
+            params = {'v_' + k: v for k, v in values.items()}
+            params['_row_id'] = row_id
+            return prepared.run(engine.prepared_cache, conn,
+                                _update_stmt(table, tuple(sorted(values))),
+                                params)[1]
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(table, values, e) from None
+
+
+def update_node_with_events(node_id: int, values: dict, where: tuple,
+                            stmt=None, params: dict | None = None) -> int:
+    """UPDATE a node and write the events of its tracked fields that
+    change, in one transaction (see db/events.py): the node is read
+    (and locked) first, the UPDATE runs (``stmt`` with ``params``, or
+    one built from ``values`` and ``where``), then the events take
+    their ids."""
+    adhoc = None
+    if stmt is None:
+        if where:
+            # built per call: run through SQLAlchemy (the prepared cache
+            # is for statements built once)
+            adhoc = (NODES.update().where(NODES.c.id == node_id, *where)
+                     .values(**values))
+        else:
+            stmt = _update_stmt(NODES, tuple(sorted(values)))
+            params = {'v_' + k: v for k, v in values.items()}
+            params['_row_id'] = node_id
+    try:
+        with engine.writer() as conn:
+            old = events.before(conn, node_id, engine.prepared_cache)
+            if old is None:
+                return 0
+            n = (conn.execute(adhoc).rowcount if adhoc is not None else
+                 prepared.run(engine.prepared_cache, conn, stmt, params)[1])
+            if n:
+                events.write(conn, events.changes(
+                    old, values, values.get('updated_at') or utcnow()),
+                    engine.prepared_cache)
+            return n
+    except db_exc.DBDuplicateEntry as e:
+        raise _duplicate(NODES, values, e) from None
+
+
+def delete(table: sa.Table, row_id: int) -> None:
+    with engine.single() as conn:
+        conn.execute(table.delete().where(table.c.id == row_id))
+
+
+def query(table: sa.Table, filters: Iterable = (), columns=None,
+          limit: int | None = None, marker: dict | None = None,
+          sort_key: str = 'id', sort_dir: str = 'asc',
+          json_as_text: Iterable[str] = (),
+          select: list | None = None, tuples: bool = False) -> list:
+    """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
+    marker row holds the sort key's value and id of the previous page's
+    last row (keyset pagination, one query per page).  The JSON columns
+    in ``json_as_text`` may come back as their stored text (prepared: a
+    page is rendered without decoding and encoding them again).
+    ``select``: column expressions to select instead of ``columns``."""
+    key = table.c[sort_key]
+    order = [key.asc() if sort_dir == 'asc' else key.desc()]
+    if sort_key != 'id':
+        order.append(table.c.id.asc() if sort_dir == 'asc'
+                     else table.c.id.desc())
+    stmt = sa.select(*(select or _cols(table, columns))).where(*filters)
+    if marker is not None:
+        mval, mid = marker.get(sort_key), marker['id']
+        after = (lambda c, v: c > v) if sort_dir == 'asc' else \
+            (lambda c, v: c < v)
+        if sort_key == 'id':
+            stmt = stmt.where(after(table.c.id, mid))
+        elif mval is None:
+            # NULLs sort first ascending on sqlite/mysql, last on pg: keep
+            # it simple and correct by comparing on id among NULLs too
+            stmt = stmt.where(sa.or_(
+                key.is_not(None) if sort_dir == 'asc' else sa.false(),
+                sa.and_(key.is_(None), after(table.c.id, mid))))
+        else:
+            stmt = stmt.where(sa.or_(
+                after(key, mval),
+                sa.and_(key == mval, after(table.c.id, mid)),
+                (key.is_(None) if sort_dir == 'desc' else sa.false())))
+    stmt = stmt.order_by(*order)
+    if sort_key != 'id' and sort_dir == 'asc':
+        stmt = stmt.order_by(None).order_by(key.is_(None).desc(), *order)
+    elif sort_key != 'id':
+        stmt = stmt.order_by(None).order_by(key.is_(None).asc(), *order)
+    if limit:
+        stmt = stmt.limit(limit)
+    with engine.reader() as conn:
+        return prepared.run_once(engine.prepared_cache, conn, stmt,
+                                 raw=frozenset(json_as_text),
+                                 tuples=tuples)
+
+
+def count(table: sa.Table, filters: Iterable = ()) -> int:
+    with engine.reader() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(table)
+                            .where(*filters)).scalar_one()

@@ -1,0 +1,24 @@
+"""db/engine.py: what the other db modules learn from the configured
+engine.  (Its connections and blocks: test_connections.py and
+test_lost_database.py.)"""
+
+from baremetal.db import engine as db_engine
+
+
+def test_dialect_caches_are_emptied_when_configured(tmp_path):
+    cache = db_engine.dialect_cache()
+    cache['statement'] = object()
+    db_engine.configure('sqlite:///%s' % (tmp_path / 'fresh.db'))
+    try:
+        assert cache == {}
+    finally:
+        db_engine.close_connections()
+        db_engine.engine().dispose()
+
+
+def test_autocommit_on_postgresql_only(any_db_api):
+    assert db_engine.has_autocommit() == (
+        any_db_api.db_kind == 'postgresql')
+    assert (db_engine.prepared_cache is not None) == (
+        any_db_api.db_kind in ('sqlite', 'postgresql'))
+    assert db_engine.events_in_python == (any_db_api.db_kind != 'sqlite')
