@@ -10,7 +10,7 @@ import time
 from baremetal.api import state
 from baremetal.common import exception
 from baremetal.conf import default as default_conf
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
 
 INTERFACE_TYPES = default_conf.INTERFACE_TYPES
 _TTL = 10.0
@@ -30,9 +30,9 @@ _cache = _Cache()
 
 def _load() -> None:
     timeout = state.CONF.conductor.heartbeat_timeout
-    live = db.live_conductors(timeout)
+    live = db_conductors.live_conductors(timeout)
     ids = {c['id']: c['hostname'] for c in live}
-    rows = db.hardware_interfaces(list(ids)) if ids else []
+    rows = db_conductors.hardware_interfaces(list(ids)) if ids else []
     types: dict[str, dict[str, tuple[list[str], str | None]]] = {}
     hosts: dict[str, set[str]] = {}
     for r in sorted(rows, key=lambda r: r['id']):

@@ -14,7 +14,7 @@ from baremetal import conf as baremetal_conf
 from baremetal.common import masked_logging
 from baremetal.common import notifications
 from baremetal.conf import database as database_conf
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from baremetal.db import migration
 
 CONF = baremetal_conf.CONF
@@ -77,9 +77,10 @@ def database_url(create_dir: bool = True) -> str:
 
 def setup_database(auto_upgrade: bool) -> None:
     url = database_url()
-    engine = db.configure(url, CONF.database.sqlite_synchronous_normal,
-                          CONF.database.max_pool_size or
-                          database_conf.MAX_POOL_SIZE)
+    engine = db_engine.configure(url,
+                                 CONF.database.sqlite_synchronous_normal,
+                                 CONF.database.max_pool_size or
+                                 database_conf.MAX_POOL_SIZE)
     if auto_upgrade:
         if not migration.is_current(engine) and \
                 not migration.create_schema(engine):
@@ -89,7 +90,7 @@ def setup_database(auto_upgrade: bool) -> None:
         if head is None:
             LOG.error('The database at %s has no schema: run '
                       '"baremetal-dbsync --config-file ... upgrade" first',
-                      db.safe_url(url))
+                      db_engine.safe_url(url))
             sys.exit(2)
 
 

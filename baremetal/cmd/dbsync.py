@@ -5,7 +5,7 @@ import sys
 from oslo_config import cfg
 
 from baremetal.cmd import common
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from baremetal.db import migration
 
 
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
     common.CONF.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_commands))
     common.parse_args(argv, 'baremetal-dbsync')
-    engine = db.configure(common.database_url())
+    engine = db_engine.configure(common.database_url())
     cmd = common.CONF.command.name
     if cmd == 'upgrade':
         migration.upgrade(engine, common.CONF.command.revision)

@@ -12,8 +12,9 @@ from baremetal.api import policy
 from baremetal.api import state as api_state
 from baremetal.api.routing import route
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import events as db_events
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
 _FILTERS = {'node': 36, 'resource_class': 80, 'conductor_group': 255,
             'owner': 255}
@@ -74,11 +75,11 @@ def _filters(req) -> dict:
         out[name] = value
     node = out.pop('node', None)
     if node is not None:
-        if db.is_uuid_like(node):
+        if db_rows.is_uuid_like(node):
             out['node_uuid'] = node.lower()
         else:
             try:
-                out['node_uuid'] = db.get_node(node, ('uuid',))['uuid']
+                out['node_uuid'] = db_nodes.get_node(node, ('uuid',))['uuid']
             except exception.NodeNotFound:
                 raise exception.InvalidParameterValue(
                     err='node "%s" is neither a UUID nor the name of a '

@@ -17,7 +17,7 @@ import time
 from baremetal.api import policy
 from baremetal.api.routing import route
 from baremetal.common import step_timings as timings
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 
 _COLUMNS = ('id', 'uuid', 'name', 'owner', 'lessee', 'provision_state',
             'target_provision_state', 'provision_updated_at',
@@ -183,7 +183,7 @@ def get_plan(req, node):
     """A node's steps in progress, what it waits on, and step timings
     (outside /v1, no microversion)."""
     # by UUID or name at any version: this path has no microversions
-    row = db.get_node(node, _COLUMNS)
+    row = db_nodes.get_node(node, _COLUMNS)
     policy.check_node(req, 'baremetal:node:get', row)
     out = build(row)
     out['links'] = [{'href': '%s/nodes/%s/plan' % (req.host_url,

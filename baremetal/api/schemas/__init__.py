@@ -18,14 +18,14 @@ from jsonschema import exceptions as js_exc
 
 from baremetal.api import versions
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import rows as db_rows
 
 _FORMATS = jsonschema.FormatChecker(())
 
 
 @_FORMATS.checks('uuid')
 def _is_uuid(value: object) -> bool:
-    return not isinstance(value, str) or db.is_uuid_like(value)
+    return not isinstance(value, str) or db_rows.is_uuid_like(value)
 
 
 def compile(schema: dict) -> jsonschema.protocols.Validator:
@@ -62,7 +62,7 @@ def validate(validator: jsonschema.protocols.Validator, body: Any,
 def check_uuid(name: str, value: Any) -> None:
     """Ironic's ``Expected UUID for <field>: <value>`` (None passes)."""
     if value is not None and not (isinstance(value, str)
-                                  and db.is_uuid_like(value)):
+                                  and db_rows.is_uuid_like(value)):
         raise exception.InvalidParameterValue(
             err='Expected UUID for %s: %s' % (name, value))
 

@@ -16,7 +16,7 @@ from baremetal.common import exception
 from baremetal.common import inventory as ipa_inventory
 from baremetal.common import metrics
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.db import ports as db_ports
 
 _LOOKUP_STATES = (states.DEPLOYWAIT, states.CLEANWAIT, states.RESCUEWAIT,
@@ -56,11 +56,11 @@ def _lookup(req):
             err='One of "addresses" and "node_uuid" is required')
     row = None
     if node_uuid:
-        row = db.get_node(node_uuid)
+        row = db_nodes.get_node(node_uuid)
     else:
         ids = db_ports.node_ids_with_addresses(addresses)
         if len(ids) == 1:
-            row = db.get_node(ids.pop())
+            row = db_nodes.get_node(ids.pop())
     if row is None or row['provision_state'] not in _LOOKUP_STATES:
         # one answer whether the node is unknown or in the wrong state
         raise exception.NodeNotFound(node=node_uuid or ','.join(addresses))
@@ -76,7 +76,7 @@ def _lookup(req):
             # lookup of the boot (without waiting for a busy node's lock)
             token = state.RPC.node_call(req.context, row,
                                         'get_node_with_token')
-            row = db.get_node(row['uuid'])
+            row = db_nodes.get_node(row['uuid'])
     node = node_view.render(req, row, _NODE_FIELDS, links=True)
     return {'node': node, 'config': _config(token)}
 
@@ -131,7 +131,7 @@ def heartbeat(req, node):
     _gate(req, fields, ('agent_status', 'agent_status_message'),
           versions.AGENT_STATUS)
     # the node first, as Ironic: an unknown node is 404 whatever the body
-    row = db.get_node(node)
+    row = db_nodes.get_node(node)
     url = fields['callback_url']
     if url:
         try:
@@ -180,11 +180,11 @@ def continue_inspection(req):
                 'MAC address')
     row = None
     if node_uuid:
-        row = db.get_node(node_uuid)
+        row = db_nodes.get_node(node_uuid)
     else:
         ids = db_ports.node_ids_with_addresses(macs)
         if len(ids) == 1:
-            row = db.get_node(ids.pop())
+            row = db_nodes.get_node(ids.pop())
     if row is None or row['provision_state'] != states.INSPECTWAIT:
         # one answer whether the node is unknown or not being inspected
         raise exception.NodeNotFound(node=node_uuid or ','.join(macs))

@@ -7,7 +7,7 @@ from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
 
 _LIST = ('hostname', 'conductor_group', 'alive')
 _ALL = ('hostname', 'conductor_group', 'alive', 'drivers', 'created_at',
@@ -27,7 +27,7 @@ def _view(req, row: dict, alive: set, fields) -> dict:
 
 
 def _alive() -> set:
-    return {c['hostname'] for c in db.live_conductors(
+    return {c['hostname'] for c in db_conductors.live_conductors(
         state.CONF.conductor.heartbeat_timeout)}
 
 
@@ -41,7 +41,7 @@ def list_conductors(req):
             err="Can't fetch a subset of fields with 'detail' set")
     fields = fields or (_ALL if detail else _LIST)
     limit = collection.limit(req)
-    rows = db.list_conductors()
+    rows = db_conductors.list_conductors()
     marker = req.params.get('marker')
     if marker:
         rows = [r for r in rows if r['hostname'] > marker]
@@ -57,7 +57,7 @@ def list_conductors(req):
 def get_conductor(req, hostname):
     policy.authorize(req, 'baremetal:conductor:get')
     fields = collection.fields(req, set(_ALL), {})
-    for r in db.list_conductors():
+    for r in db_conductors.list_conductors():
         if r['hostname'] == hostname:
             return _view(req, r, _alive(), fields or _ALL)
     raise exception.ConductorNotFound(conductor=hostname)

@@ -14,7 +14,9 @@ from baremetal.api.schemas import traits as trait_schema
 from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import bios as db_bios
+from baremetal.db import rows as db_rows
+from baremetal.db import traits as db_traits
 
 _MAX_TRAITS = 50
 
@@ -133,7 +135,7 @@ def attach_vif(req, node):
         raise exception.InvalidParameterValue(
             err='Cannot specify both port_uuid and portgroup_uuid')
     for k in given:
-        if not db.is_uuid_like(body[k]):
+        if not db_rows.is_uuid_like(body[k]):
             raise exception.InvalidUUID(uuid=body[k])
     row = nodes.get_row(req, node)
     state.RPC.node_call(req.context, row, 'vif_attach', vif_info=body)
@@ -159,7 +161,8 @@ def _check_trait(trait) -> None:
 def list_traits(req, node):
     policy.authorize(req, 'baremetal:node:traits:list')
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    return {'traits': db.traits_for_nodes([row['id']]).get(row['id'], [])}
+    return {'traits': db_traits.traits_for_nodes([row['id']]).get(
+        row['id'], [])}
 
 
 def _locked_check(row) -> None:
@@ -187,7 +190,7 @@ def set_traits(req, node):
     row = nodes.get_row(req, node)
     _locked_check(row)
     with notify.crud(req, 'node', 'update', row):
-        db.set_node_traits(row['id'], wanted)
+        db_traits.set_node_traits(row['id'], wanted)
     return None
 
 
@@ -198,12 +201,12 @@ def add_trait(req, node, trait):
     trait_schema.check_trait(trait)
     row = nodes.get_row(req, node)
     _locked_check(row)
-    have = db.traits_for_nodes([row['id']]).get(row['id'], [])
+    have = db_traits.traits_for_nodes([row['id']]).get(row['id'], [])
     if trait not in have and len(have) >= _MAX_TRAITS:
         raise exception.InvalidParameterValue(
             err='A node may have at most %d traits' % _MAX_TRAITS)
     with notify.crud(req, 'node', 'update', row):
-        db.add_node_trait(row['id'], trait)
+        db_traits.add_node_trait(row['id'], trait)
     req.response_headers['Location'] = req.link('nodes', row['uuid'],
                                                 'traits', trait)['href']
     return None
@@ -216,7 +219,7 @@ def delete_traits(req, node):
     row = nodes.get_row(req, node)
     _locked_check(row)
     with notify.crud(req, 'node', 'update', row):
-        db.set_node_traits(row['id'], [])
+        db_traits.set_node_traits(row['id'], [])
     return None
 
 
@@ -227,14 +230,14 @@ def delete_trait(req, node, trait):
     row = nodes.get_row(req, node)
     _locked_check(row)
     with notify.crud(req, 'node', 'update', row):
-        if not db.delete_node_trait(row['id'], trait):
+        if not db_traits.delete_node_trait(row['id'], trait):
             raise exception.NodeTraitNotFound(node_id=row['uuid'],
                                               trait=trait)
     return None
 
 
 # ------------------------------------------------------------------ BIOS
-_BIOS_FIELDS = ('name', 'value') + db.BIOS_REGISTRY_FIELDS + (
+_BIOS_FIELDS = ('name', 'value') + db_bios.BIOS_REGISTRY_FIELDS + (
     'created_at', 'updated_at')
 
 
@@ -275,7 +278,7 @@ def list_bios(req, node):
     fields = _bios_fields(req, bool(detail))
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
     return {'bios': [_bios_view(req, row['uuid'], s, fields)
-                     for s in db.bios_settings(row['id'])]}
+                     for s in db_bios.bios_settings(row['id'])]}
 
 
 @route('GET', '/v1/nodes/{node}/bios/{name}', min_version=versions.BIOS)
@@ -284,7 +287,7 @@ def get_bios(req, node, name):
     fields = (_BIOS_FIELDS if req.allows(versions.BIOS_REGISTRY)
               else ('name', 'value', 'created_at', 'updated_at'))
     row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-    for s in db.bios_settings(row['id']):
+    for s in db_bios.bios_settings(row['id']):
         if s['name'] == name:
             return {name: _bios_view(req, row['uuid'], s, fields)}
     raise exception.ResourceNotFound(

@@ -14,7 +14,7 @@ from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
 from baremetal.conductor import steps as steps_mod
-from baremetal.db import api as db
+from baremetal.db import traits as db_traits
 from baremetal import objects
 
 # verb -> the body keys it accepts besides "target"
@@ -225,7 +225,7 @@ def _runbook_steps(req, verb: str, runbook: str, row: dict,
     once the node may use it."""
     params['%s_steps' % verb], no_ramdisk = runbooks.steps_for_node(
         req, runbook, row,
-        db.traits_for_nodes([row['id']]).get(row['id'], []))
+        db_traits.traits_for_nodes([row['id']]).get(row['id'], []))
     if no_ramdisk:
         # the runbook's disable_ramdisk holds for servicing from 1.108
         minv = _no_ramdisk_version(verb)

@@ -12,8 +12,8 @@ from baremetal.common import exception
 from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.db import allocations as db_allocations
-from baremetal.db import api as db
 from baremetal.db import chassis as db_chassis
+from baremetal.db import traits as db_traits
 
 MASK = secrets.MASK
 mask_secrets = secrets.mask_secrets
@@ -115,8 +115,8 @@ class Lookups:
         if traits is not None:
             self.traits = traits  # read with the rows already
         else:
-            self.traits = (db.traits_for_nodes(ids) if 'traits' in fields
-                           else {})
+            self.traits = (db_traits.traits_for_nodes(ids)
+                           if 'traits' in fields else {})
         self.chassis: dict[int, str] = {}
         if 'chassis_uuid' in fields:
             cids = {r['chassis_id'] for r in rows if r.get('chassis_id')}
