@@ -1,7 +1,8 @@
 """Shared machinery for the simple resources (ports, portgroups, chassis,
 allocations, deploy templates, volume connectors and targets).
 
-A resource declares its table, fields (with the first version showing
+A resource declares its rows (``db.<resource>.ROWS``: the table and
+the error of a missing row), fields (with the first version showing
 each), the fields of its short list view, and how to turn a row into
 the API dict; this module does list / get / create / patch / delete.
 """
@@ -18,9 +19,9 @@ from baremetal.api import policy
 from baremetal.api import versions
 from baremetal.api.controllers.v1 import node_view
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import nodes as db_nodes
 from baremetal.db import projects
+from baremetal.db import rows as db_rows
 
 # a logical name, as an identifier in a path (Ironic's uuid_or_name)
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
@@ -30,12 +31,10 @@ _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 class Resource:
     name: str                       # URL segment: 'ports'
     singular: str                   # 'port' (policy, messages)
-    table: Any
+    rows: db_rows.Rows              # db.ports.ROWS
     fields: tuple[str, ...]         # every API field, in order
     list_fields: tuple[str, ...]    # the short list view
     field_versions: dict
-    not_found: type[Exception]
-    not_found_key: str
     readonly: frozenset = frozenset(('uuid', 'created_at', 'updated_at',
                                      'links'))
     sort_keys: frozenset = frozenset(('id', 'uuid', 'created_at',
@@ -77,11 +76,11 @@ class Resource:
         if project is None:
             return []
         if self.project_scope == 'owner':
-            return [projects.owned_by(self.table, project)]
-        return [projects.children_of(self.table, project)]
+            return [projects.owned_by(self.rows, project)]
+        return [projects.children_of(self.rows, project)]
 
     def check_ident(self, ident: str, names: bool | None = None) -> None:
-        if self.ident_label is None or db.is_uuid_like(ident):
+        if self.ident_label is None or db_rows.is_uuid_like(ident):
             return
         names = self.ident_names if names is None else names
         if names and _NAME_RE.match(ident):
@@ -123,12 +122,10 @@ class Resource:
         if self.project_scope is None:
             policy.authorize(req, 'baremetal:%s:get' % self.singular)
         self.check_ident(ident)
-        row = db.get(self.table, ident, self.not_found,
-                     **{self.not_found_key: ident})
+        row = self.rows.get(ident)
         if self.project_scope is not None:
             policy.check_row(req, 'baremetal:%s:get' % self.singular,
-                             self.target(row),
-                             self.not_found(**{self.not_found_key: ident}))
+                             self.target(row), self.rows.missing(ident))
         return row
 
     def list(self, req, filters=(), detail: bool | None = None,
@@ -149,11 +146,9 @@ class Resource:
             req, set(self.sort_keys), self.field_versions)
         marker = None
         if req.params.get('marker'):
-            marker = db.get(self.table, req.params['marker'],
-                            self.not_found,
-                            **{self.not_found_key: req.params['marker']})
-        rows = db.query(self.table, filters, None, limit, marker,
-                        sort_key, sort_dir)
+            marker = self.rows.get(req.params['marker'])
+        rows = self.rows.list_page(filters, limit, marker, sort_key,
+                                   sort_dir)
         out = {self.collection_key or self.name:
                self.render(req, rows, fields, detail)}
         out.update(collection.next_link(req, path or self.name, rows,
@@ -213,14 +208,12 @@ class Resource:
     def delete(self, req, ident: str) -> None:
         policy.authorize(req, 'baremetal:%s:delete' % self.singular)
         self.check_ident(ident, names=False)
-        row = db.get(self.table, ident, self.not_found,
-                     **{self.not_found_key: ident})
+        row = self.rows.get(ident)
         if self.project_scope is not None:
             policy.check_row(req, 'baremetal:%s:get' % self.singular,
-                             self.target(row),
-                             self.not_found(**{self.not_found_key: ident}))
+                             self.target(row), self.rows.missing(ident))
         with notify.crud(req, self.singular, 'delete', row, self.derive):
-            db.delete(self.table, row['id'])
+            self.rows.delete(row['id'])
 
 
 def extra_of(value) -> dict:
@@ -252,7 +245,7 @@ def node_id_for(ident: Any, field: str = 'node_uuid', req=None,
     not_found = exception.InvalidParameterValue(
         err='%s: node %s could not be found' % (field, ident))
     try:
-        row = db.get_node(ident, ('id', 'uuid', 'owner', 'lessee'))
+        row = db_nodes.get_node(ident, ('id', 'uuid', 'owner', 'lessee'))
     except exception.NodeNotFound:
         raise not_found from None
     if req is not None:

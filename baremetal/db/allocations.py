@@ -3,6 +3,7 @@ may get, and the claiming of a node (one transaction each)."""
 
 import sqlalchemy as sa
 
+from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import engine
 from baremetal.db import models
@@ -10,6 +11,7 @@ from baremetal.db import rows as db_rows
 
 A = models.TABLES['allocations']
 N = models.TABLES['nodes']
+ROWS = db_rows.Rows(A, exception.AllocationNotFound, 'allocation')
 
 
 def on_node(node_id: int):

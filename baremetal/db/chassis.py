@@ -1,9 +1,12 @@
-"""Chassis: their uuids by id (what a node list shows)."""
+"""Chassis: their rows, and their uuids by id (what a node list
+shows)."""
 
+from baremetal.common import exception
 from baremetal.db import models
 from baremetal.db import rows as db_rows
 
 C = models.TABLES['chassis']
+ROWS = db_rows.Rows(C, exception.ChassisNotFound, 'chassis')
 
 
 def uuids_by_id(ids) -> dict[int, str]:

@@ -1,10 +1,14 @@
 """Deploy templates: the steps of those a deployment asks for."""
 
+from baremetal.common import exception
 from baremetal.db import engine
 from baremetal.db import models
+from baremetal.db import rows as db_rows
 
 _TEMPLATES = models.TABLES['deploy_templates']
 _STEPS = models.TABLES['deploy_template_steps']
+ROWS = db_rows.Rows(_TEMPLATES, exception.DeployTemplateNotFound,
+                    'template')
 
 
 def steps_for(traits: list[str]) -> list:

@@ -1,9 +1,11 @@
 """Inspection rules (API 1.96): the rules of a phase."""
 
+from baremetal.common import exception
 from baremetal.db import models
 from baremetal.db import rows as db_rows
 
 IR = models.TABLES['inspection_rules']
+ROWS = db_rows.Rows(IR, exception.InspectionRuleNotFound, 'rule')
 
 
 def in_phase(phase: str):

@@ -1,11 +1,13 @@
 """Port groups: the conditions their lists take, and the reads of port
 groups beyond the generic calls of ``db.rows``."""
 
+from baremetal.common import exception
 from baremetal.db import models
 from baremetal.db import nodes as db_nodes
 from baremetal.db import rows as db_rows
 
 PG = models.TABLES['portgroups']
+ROWS = db_rows.Rows(PG, exception.PortgroupNotFound, 'portgroup')
 
 
 def on_node(node_id: int):

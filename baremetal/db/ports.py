@@ -1,12 +1,14 @@
 """Ports: the conditions their lists take, and the reads and writes of
 ports beyond the generic calls of ``db.rows``."""
 
+from baremetal.common import exception
 from baremetal.db import engine
 from baremetal.db import models
 from baremetal.db import nodes as db_nodes
 from baremetal.db import rows as db_rows
 
 P = models.TABLES['ports']
+ROWS = db_rows.Rows(P, exception.PortNotFound, 'port')
 
 
 def on_node(node_id: int):

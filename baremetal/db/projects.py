@@ -19,17 +19,17 @@ def nodes_of(project: str):
     return sa.or_(n.c.owner == project, n.c.lessee == project)
 
 
-def children_of(table, project: str):
-    """Rows of ``table`` (with a ``node_id``) whose node ``project``
+def children_of(rows: db_rows.Rows, project: str):
+    """Those of ``rows`` (with a ``node_id``) whose node ``project``
     owns or leases."""
     n = models.TABLES['nodes']
-    return table.c.node_id.in_(
+    return rows.table.c.node_id.in_(
         sa.select(n.c.id).where(nodes_of(project)))
 
 
-def owned_by(table, project: str):
-    """Rows of ``table`` whose ``owner`` is ``project``."""
-    return table.c.owner == project
+def owned_by(rows: db_rows.Rows, project: str):
+    """Those of ``rows`` whose ``owner`` is ``project``."""
+    return rows.table.c.owner == project
 
 
 def node_projects(node_id: int | None) -> dict:

@@ -2,8 +2,11 @@
 a count, in SQLAlchemy Core.  Rows cross this boundary as plain dicts;
 unique and foreign key violations become baremetal exceptions here.
 
-The db/ modules call these with their tables; ``db.api`` re-exports
-them for the callers outside db/ that still pass tables.
+The db/ modules call these with their tables.  A caller outside db/
+never sees a table: it calls the resource module's named functions, or
+holds the resource's ``Rows`` (the table and the error of a missing row,
+bound once in that module: ``db.chassis.ROWS``) when it handles several
+resources alike (api/resource.py, objects/base.py).
 """
 
 import datetime
@@ -15,6 +18,7 @@ import sqlalchemy as sa
 from oslo_db import exception as db_exc
 
 from baremetal.common import exception
+from baremetal.db import columns as db_columns
 from baremetal.db import engine
 from baremetal.db import events
 from baremetal.db import models
@@ -299,3 +303,66 @@ def count(table: sa.Table, filters: Iterable = ()) -> int:
     with engine.reader() as conn:
         return conn.execute(sa.select(sa.func.count()).select_from(table)
                             .where(*filters)).scalar_one()
+
+
+_IDENT = object()
+
+
+class Rows:
+    """The rows of one table through the calls above, with the error a
+    missing row raises (``not_found(**{not_found_key: ident})``): what
+    a caller outside db/ holds instead of the table (an API resource, a
+    record class).  Each resource's db module makes its own
+    (``db.chassis.ROWS``)."""
+
+    __slots__ = ('table', 'not_found', 'not_found_key')
+
+    def __init__(self, table: sa.Table, not_found: type[Exception],
+                 not_found_key: str) -> None:
+        self.table = table          # for the db/ modules only
+        self.not_found = not_found
+        self.not_found_key = not_found_key
+
+    def __repr__(self) -> str:
+        return 'Rows(%s)' % self.table.name
+
+    @property
+    def columns(self) -> frozenset[str]:
+        """The names of the table's columns."""
+        return db_columns.names(self.table)
+
+    def missing(self, ident: Any) -> Exception:
+        """The error of no row ``ident`` (also raised for a row the
+        caller may not see)."""
+        return self.not_found(**{self.not_found_key: ident})
+
+    def get(self, ident: Any, columns: Iterable[str] | None = None,
+            shown_as: Any = _IDENT) -> dict:
+        """The row of this id, UUID (or name, where the table has one);
+        ``not_found`` naming ``shown_as`` (by default ``ident``) when
+        there is none."""
+        return get(self.table, ident, self.not_found, columns,
+                   **{self.not_found_key:
+                      ident if shown_as is _IDENT else shown_as})
+
+    def list_page(self, filters: Iterable = (), limit: int | None = None,
+                  marker: dict | None = None, sort_key: str = 'id',
+                  sort_dir: str = 'asc') -> list[dict]:
+        """One page of the rows matching ``filters`` (conditions the
+        resource's db module builds): see ``query``."""
+        return query(self.table, filters, None, limit, marker, sort_key,
+                     sort_dir)
+
+    def create(self, values: dict) -> dict:
+        """Insert a row (a UUID made when it has none); the row as
+        stored.  Conflict errors on unique values."""
+        return create(self.table, values)
+
+    def update(self, row_id: int, values: dict, where: Iterable = ()
+               ) -> int:
+        """UPDATE the row of ``row_id`` (and ``where``); the number of
+        rows changed."""
+        return update(self.table, row_id, values, where)
+
+    def delete(self, row_id: int) -> None:
+        delete(self.table, row_id)

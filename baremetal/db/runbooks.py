@@ -3,12 +3,14 @@ Their steps are step_lists' (a runbook's steps table)."""
 
 import sqlalchemy as sa
 
+from baremetal.common import exception
 from baremetal.db import engine
 from baremetal.db import models
 from baremetal.db import rows as db_rows
 
 RB = models.TABLES['runbooks']
 RBT = models.TABLES['runbook_traits']
+ROWS = db_rows.Rows(RB, exception.RunbookNotFound, 'runbook')
 
 
 def visible_to(project: str | None):

@@ -33,7 +33,7 @@ def _derive(rows):
 
 RES = resource.Resource(
     project_scope='owner',
-    name='allocations', singular='allocation', table=A,
+    name='allocations', singular='allocation', rows=db_allocations.ROWS,
     fields=('uuid', 'name', 'node_uuid', 'state', 'last_error',
             'resource_class', 'traits', 'candidate_nodes', 'extra',
             'owner', 'created_at', 'updated_at'),
@@ -42,7 +42,6 @@ RES = resource.Resource(
                  'resource_class', 'traits', 'candidate_nodes', 'extra',
                  'owner', 'created_at', 'updated_at'),
     field_versions=versions.ALLOCATION_FIELDS,
-    not_found=exception.AllocationNotFound, not_found_key='allocation',
     readonly=frozenset(('uuid', 'node_uuid', 'state', 'last_error',
                         'resource_class', 'traits', 'candidate_nodes',
                         'owner', 'created_at', 'updated_at', 'links')),

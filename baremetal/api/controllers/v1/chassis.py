@@ -8,15 +8,15 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import chassis as chassis_schema
 from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import chassis as db_chassis
 from baremetal.db import nodes as db_nodes
 
 C = db.T['chassis']
 
 RES = resource.Resource(
-    name='chassis', singular='chassis', table=C,
+    name='chassis', singular='chassis', rows=db_chassis.ROWS,
     fields=('uuid', 'description', 'extra', 'created_at', 'updated_at'),
     list_fields=('uuid', 'description'), field_versions={},
-    not_found=exception.ChassisNotFound, not_found_key='chassis',
     sort_keys=frozenset(('id', 'uuid', 'description', 'created_at',
                          'updated_at')),
     derive=lambda rows: (lambda r: {'extra': r.get('extra') or {}}),

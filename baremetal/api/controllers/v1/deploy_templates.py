@@ -8,8 +8,8 @@ from baremetal.api import step_lists
 from baremetal.api import versions
 from baremetal.api.routing import route
 from baremetal.api.schemas import deploy_templates as dt_schema
-from baremetal.common import exception
 from baremetal.db import api as db
+from baremetal.db import deploy_templates as db_deploy_templates
 
 DT = db.T['deploy_templates']
 DTS = db.T['deploy_template_steps']
@@ -18,10 +18,10 @@ STEPS = step_lists.StepTable(DTS, DT, 'deploy_template_id', 'priority',
 
 
 RES = resource.Resource(
-    name='deploy_templates', singular='deploy_template', table=DT,
+    name='deploy_templates', singular='deploy_template',
+    rows=db_deploy_templates.ROWS,
     fields=('uuid', 'name', 'steps', 'extra', 'created_at', 'updated_at'),
     list_fields=('uuid', 'name'), field_versions={},
-    not_found=exception.DeployTemplateNotFound, not_found_key='template',
     sort_keys=frozenset(('id', 'uuid', 'name', 'created_at',
                          'updated_at')),
     derive=STEPS.derive, body_schema=dt_schema.BODY)

@@ -48,12 +48,12 @@ def _derive(rows):
 
 
 RES = resource.Resource(
-    name='inspection_rules', singular='inspection_rule', table=IR,
+    name='inspection_rules', singular='inspection_rule',
+    rows=db_inspection_rules.ROWS,
     fields=('uuid', 'created_at', 'updated_at', 'description', 'priority',
             'sensitive', 'phase', 'conditions', 'actions'),
     list_fields=('uuid', 'description', 'priority', 'phase'),
-    field_versions={}, not_found=exception.InspectionRuleNotFound,
-    not_found_key='rule',
+    field_versions={},
     sort_keys=frozenset(('id', 'uuid', 'description', 'priority',
                          'sensitive', 'phase', 'created_at',
                          'updated_at')),

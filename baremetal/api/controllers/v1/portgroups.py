@@ -50,10 +50,9 @@ def _derive(rows):
 
 RES = resource.Resource(
     project_scope='node',
-    name='portgroups', singular='portgroup', table=PG, fields=FIELDS,
-    list_fields=('uuid', 'address', 'name'),
+    name='portgroups', singular='portgroup', rows=db_portgroups.ROWS,
+    fields=FIELDS, list_fields=('uuid', 'address', 'name'),
     field_versions=versions.PORTGROUP_FIELDS,
-    not_found=exception.PortgroupNotFound, not_found_key='portgroup',
     readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
                         'internal_info', 'ports', 'dynamic_portgroup')),
     sort_keys=frozenset(('id', 'uuid', 'address', 'name', 'created_at',

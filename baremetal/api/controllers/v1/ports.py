@@ -74,10 +74,9 @@ def _adjust(version: int, values: dict) -> None:
 
 RES = resource.Resource(
     project_scope='node',
-    name='ports', singular='port', table=P, fields=FIELDS,
+    name='ports', singular='port', rows=db_ports.ROWS, fields=FIELDS,
     list_fields=('uuid', 'address'),
     field_versions=versions.PORT_FIELDS,
-    not_found=exception.PortNotFound, not_found_key='port',
     ident_label='port', ident_names=True,
     readonly=frozenset(('uuid', 'created_at', 'updated_at', 'links',
                         'internal_info')),

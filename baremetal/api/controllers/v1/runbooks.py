@@ -37,12 +37,11 @@ def _derive(rows):
 
 
 RES = resource.Resource(
-    name='runbooks', singular='runbook', table=RB,
+    name='runbooks', singular='runbook', rows=db_runbooks.ROWS,
     fields=('uuid', 'name', 'description', 'steps', 'disable_ramdisk',
             'public', 'owner', 'extra', 'traits', 'created_at',
             'updated_at'),
     list_fields=('uuid', 'name'), field_versions=versions.RUNBOOK_FIELDS,
-    not_found=exception.RunbookNotFound, not_found_key='runbook',
     sort_keys=frozenset(('id', 'uuid', 'name', 'created_at',
                          'updated_at')),
     derive=_derive)

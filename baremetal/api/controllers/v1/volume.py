@@ -33,12 +33,12 @@ def _derive(rows):
 
 CONNECTORS = resource.Resource(
     project_scope='node',
-    name='volume/connectors', singular='volume', table=VC,
+    name='volume/connectors', singular='volume',
+    rows=db_volume.CONNECTORS,
     fields=('uuid', 'type', 'connector_id', 'node_uuid', 'extra',
             'created_at', 'updated_at'),
     list_fields=('uuid', 'type', 'connector_id', 'node_uuid'),
-    field_versions={}, not_found=exception.VolumeConnectorNotFound,
-    not_found_key='connector', ident_label='connector', derive=_derive,
+    field_versions={}, ident_label='connector', derive=_derive,
     collection_key='connectors',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
@@ -46,13 +46,12 @@ CONNECTORS = resource.Resource(
     body_schema=volume_schema.CONNECTOR_BODY)
 TARGETS = resource.Resource(
     project_scope='node',
-    name='volume/targets', singular='volume', table=VT,
+    name='volume/targets', singular='volume', rows=db_volume.TARGETS,
     fields=('uuid', 'volume_type', 'properties', 'boot_index', 'volume_id',
             'node_uuid', 'extra', 'created_at', 'updated_at'),
     list_fields=('uuid', 'volume_type', 'boot_index', 'volume_id',
                  'node_uuid'),
-    field_versions={}, not_found=exception.VolumeTargetNotFound,
-    not_found_key='target', ident_label='target', derive=_derive,
+    field_versions={}, ident_label='target', derive=_derive,
     collection_key='targets',
     detail_since=versions.VOLUME,
     sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
@@ -125,7 +124,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         if node:
             row = nodes.get_row(req, node, ('id', 'uuid', 'owner',
                                             'lessee'))
-            return [db_volume.on_node(res.table, row['id'])]
+            return [db_volume.on_node(res.rows, row['id'])]
         return []
 
     @route('GET', base, min_version=minv)
@@ -139,7 +138,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
     @route('GET', '/v1/nodes/{node}/volume/' + kind, min_version=minv)
     def by_node(req, node):
         row = nodes.get_row(req, node, ('id', 'uuid', 'owner', 'lessee'))
-        return res.list(req, [db_volume.on_node(res.table, row['id'])],
+        return res.list(req, [db_volume.on_node(res.rows, row['id'])],
                         path='nodes/%s/volume/%s' % (node, kind))
 
     @route('POST', base, status=201, min_version=minv)
@@ -155,7 +154,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         values = _check(req, body, kind)
         _node_may_change(values['node_id'], None)
         with notify.crud(req, what, 'create', values, _derive) as n:
-            row = n.done(db.create(res.table, values))
+            row = n.done(res.rows.create(values))
         return res.created(req, row)
 
     @route('PATCH', base + '/{ident}', min_version=minv)
@@ -169,7 +168,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
                             move_rules=('baremetal:volume:update',))
             with notify.crud(req, what, 'update', dict(row, **values),
                              _derive) as n:
-                db.update(res.table, row['id'], values)
+                res.rows.update(row['id'], values)
                 row = n.done(res.get_row(req, row['uuid']))
         return res.render(req, [row], res.visible(req.version))[0]
 
@@ -180,7 +179,7 @@ def _register(res: resource.Resource, kind: str, required: tuple) -> None:
         row = res.get_row(req, ident)
         _node_may_change(row['node_id'], 'volume %s deletion' % noun)
         with notify.crud(req, what, 'delete', row, _derive):
-            db.delete(res.table, row['id'])
+            res.rows.delete(row['id'])
 
 
 _register(CONNECTORS, 'connectors', ('type', 'connector_id', 'node_uuid'))
