@@ -17,9 +17,9 @@ from typing import Any
 
 from oslo_log import log
 
-from baremetal.common import exception
 from baremetal.common import notifications
-from baremetal.db import api as db
+from baremetal.db import chassis as db_chassis
+from baremetal.db import traits as db_traits
 from baremetal.objects import payloads
 
 LOG = log.getLogger(__name__)
@@ -44,15 +44,14 @@ _OFF = _Off()
 
 def _node_payload(name: str, row: dict) -> dict:
     node_id = row.get('id')
-    traits = (db.traits_for_nodes([node_id]).get(node_id, [])
+    traits = (db_traits.traits_for_nodes([node_id]).get(node_id, [])
               if node_id else [])
     if name != 'NodeCRUDPayload':
         return payloads.node(name, row, traits)
     chassis_uuid = None
     if row.get('chassis_id'):
-        chassis_uuid = db.get(db.T['chassis'], row['chassis_id'],
-                              exception.ChassisNotFound, ('uuid',),
-                              chassis=row['chassis_id'])['uuid']
+        chassis_uuid = db_chassis.ROWS.get(row['chassis_id'],
+                                           ('uuid',))['uuid']
     return payloads.node(name, row, traits, chassis_uuid=chassis_uuid)
 
 

@@ -7,7 +7,9 @@ import jsonpatch
 
 from baremetal.api import versions
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import chassis as db_chassis
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
 _OPS = ('add', 'replace', 'remove')
 
@@ -166,7 +168,7 @@ def check_types(values: dict) -> dict:
                     % (k, ('1 to %d' if k in _NOT_EMPTY else 'at most %d')
                        % _STR[k]))
         elif k == 'instance_uuid' and v is not None:
-            if not db.is_uuid_like(v):
+            if not db_rows.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
         elif k.endswith('_interface') and v is not None and \
                 not isinstance(v, str):
@@ -187,9 +189,8 @@ def validate_node_fields(req, body: dict) -> dict:
     values = check_types(body)
     values.pop('chassis_uuid', None)
     if body.get('chassis_uuid'):
-        ch = db.get(db.T['chassis'], body['chassis_uuid'],
-                    exception.ChassisNotFound, chassis=body['chassis_uuid'])
-        values['chassis_id'] = ch['id']
+        values['chassis_id'] = db_chassis.ROWS.get(
+            body['chassis_uuid'])['id']
     if body.get('parent_node') is not None:
         values['parent_node'] = parent_uuid(body['parent_node'])
     return values
@@ -204,7 +205,7 @@ def parent_uuid(ident: Any, node_uuid: str | None = None) -> str | None:
         raise exception.InvalidParameterValue(
             err='parent_node must be a node UUID or name, got %r' % ident)
     try:
-        row = db.get_node(ident, ('uuid',))
+        row = db_nodes.get_node(ident, ('uuid',))
     except exception.NodeNotFound:
         raise exception.InvalidParameterValue(
             err='parent_node %s: no such node' % ident) from None

@@ -7,11 +7,9 @@ from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
 from baremetal.api.schemas import chassis as chassis_schema
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import chassis as db_chassis
 from baremetal.db import nodes as db_nodes
-
-C = db.T['chassis']
+from baremetal.db import rows as db_rows
 
 RES = resource.Resource(
     name='chassis', singular='chassis', rows=db_chassis.ROWS,
@@ -31,7 +29,7 @@ def _check(values: dict) -> dict:
             err='description must be a string of at most 255 characters')
     if 'extra' in values:
         values['extra'] = resource.extra_of(values['extra'])
-    if 'uuid' in values and not db.is_uuid_like(values['uuid']):
+    if 'uuid' in values and not db_rows.is_uuid_like(values['uuid']):
         raise exception.InvalidUUID(uuid=values['uuid'])
     return values
 
@@ -66,7 +64,7 @@ def create_chassis(req):
     RES.check_body(req, body, {'uuid', 'description', 'extra'})
     values = _check(dict(body))
     with notify.crud(req, 'chassis', 'create', values) as n:
-        row = n.done(db.create(C, values))
+        row = n.done(db_chassis.ROWS.create(values))
     return RES.created(req, row)
 
 
@@ -79,7 +77,7 @@ def patch_chassis(req, chassis):
         values = _check(changes)
         with notify.crud(req, 'chassis', 'update', dict(row, **values)
                          ) as n:
-            db.update(C, row['id'], values)
+            db_chassis.ROWS.update(row['id'], values)
             row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
@@ -92,4 +90,4 @@ def delete_chassis(req, chassis):
         raise exception.InvalidState(
             reason='Chassis %s contains nodes.' % row['uuid'])
     with notify.crud(req, 'chassis', 'delete', row):
-        db.delete(C, row['id'])
+        db_chassis.ROWS.delete(row['id'])
