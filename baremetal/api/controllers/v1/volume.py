@@ -11,11 +11,9 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import volume as volume_schema
 from baremetal.common import exception
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import rows as db_rows
 from baremetal.db import volume as db_volume
 
-VC = db.T['volume_connectors']
-VT = db.T['volume_targets']
 _CONNECTOR_TYPES = ('iqn', 'ip', 'mac', 'wwnn', 'wwpn', 'port', 'portgroup')
 
 
@@ -86,7 +84,7 @@ def _check(req, values: dict, kind: str, move_rules=()) -> dict:
             out['node_id'] = resource.node_id_for(v, req=req,
                                                   rules=move_rules)
         elif k == 'uuid':
-            if not db.is_uuid_like(v):
+            if not db_rows.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
             out[k] = v
         elif k in ('extra', 'properties'):
