@@ -2,20 +2,16 @@
 steps carry a priority) and runbooks (theirs carry an order)."""
 
 import dataclasses
-from typing import Any
 
 from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.conductor import steps as steps_mod
-from baremetal.db import api as db
 from baremetal.db import step_lists as db_step_lists
 
 
 @dataclasses.dataclass(frozen=True)
 class StepTable:
-    table: Any          # the steps table
-    parent: Any         # the table of the lists
-    fk: str             # the steps' column naming their list
+    stored: db_step_lists.StepLists     # db.runbooks.STEPS
     sort_key: str       # 'priority' or 'order'
     what: str           # 'deploy template', 'runbook' (messages)
 
@@ -23,10 +19,11 @@ class StepTable:
         out: dict[int, list[dict]] = {}
         if not ids:
             return out
-        rows = db_step_lists.steps_of(self.table, self.fk, ids)
-        rows.sort(key=lambda r: (r[self.fk], r['id']))
+        fk = self.stored.fk
+        rows = self.stored.steps_of(ids)
+        rows.sort(key=lambda r: (r[fk], r['id']))
         for r in rows:
-            out.setdefault(r[self.fk], []).append({
+            out.setdefault(r[fk], []).append({
                 'interface': r['interface'], 'step': r['step'],
                 'args': r['args'] or {}, self.sort_key: r[self.sort_key]})
         return out
@@ -63,15 +60,15 @@ class StepTable:
         return steps
 
     def save(self, parent_id: int, steps: list[dict]) -> None:
-        db_step_lists.replace(self.table, self.fk, parent_id, steps)
+        self.stored.replace(parent_id, steps)
 
     def update(self, parent_id: int, values: dict,
                steps: list[dict] | None) -> None:
         """A PATCH's writes: the list's own fields, then its steps."""
         if values:
-            db.update(self.parent, parent_id, values)
+            self.stored.lists.update(parent_id, values)
         if steps is not None:
             self.save(parent_id, steps)
 
     def delete(self, parent_id: int) -> None:
-        db_step_lists.delete(self.table, self.parent, self.fk, parent_id)
+        self.stored.delete(parent_id)

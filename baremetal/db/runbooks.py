@@ -1,5 +1,5 @@
-"""Runbooks: which ones a project sees, and their traits (API 1.112).
-Their steps are step_lists' (a runbook's steps table)."""
+"""Runbooks: their rows and steps (``STEPS``, see step_lists.py), which
+ones a project sees, and their traits (API 1.112)."""
 
 import sqlalchemy as sa
 
@@ -7,10 +7,13 @@ from baremetal.common import exception
 from baremetal.db import engine
 from baremetal.db import models
 from baremetal.db import rows as db_rows
+from baremetal.db import step_lists
 
 RB = models.TABLES['runbooks']
 RBT = models.TABLES['runbook_traits']
 ROWS = db_rows.Rows(RB, exception.RunbookNotFound, 'runbook')
+STEPS = step_lists.StepLists(ROWS, models.TABLES['runbook_steps'],
+                             'runbook_id')
 
 
 def visible_to(project: str | None):

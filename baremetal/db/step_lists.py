@@ -1,7 +1,8 @@
-"""Named lists of steps stored in a child table (deploy templates'
-steps, runbooks' steps): the steps table, its parent table and the
-steps' column naming their list (``fk``) are given by the caller
-(api/step_lists.py's StepTable)."""
+"""Named lists of steps stored in a child table: deploy templates' steps
+and runbooks' steps.  Each of those modules binds its lists (their
+``Rows``), their steps table and the steps' column naming their list
+(``fk``) once, as a ``StepLists`` (``db.runbooks.STEPS``), which
+api/step_lists.py's StepTable uses."""
 
 import sqlalchemy as sa
 
@@ -9,24 +10,35 @@ from baremetal.db import engine
 from baremetal.db import rows as db_rows
 
 
-def steps_of(table: sa.Table, fk: str, ids: list[int]) -> list[dict]:
-    """The step rows of the lists with these ids (one query)."""
-    return db_rows.query(table, (table.c[fk].in_(ids),))
+class StepLists:
+    """The lists (``lists``: their rows) and their steps (``table``,
+    whose column ``fk`` names the list)."""
 
+    __slots__ = ('lists', 'table', 'fk')
 
-def replace(table: sa.Table, fk: str, parent_id: int,
-            steps: list[dict]) -> None:
-    """The list's steps become ``steps`` (one transaction)."""
-    with engine.writer() as conn:
-        conn.execute(table.delete().where(table.c[fk] == parent_id))
-        conn.execute(table.insert(), [
-            dict(s, **{fk: parent_id}, created_at=db_rows.utcnow())
-            for s in steps])
+    def __init__(self, lists: db_rows.Rows, table: sa.Table,
+                 fk: str) -> None:
+        self.lists = lists
+        self.table = table
+        self.fk = fk
 
+    def steps_of(self, ids: list[int]) -> list[dict]:
+        """The step rows of the lists with these ids (one query)."""
+        table = self.table
+        return db_rows.query(table, (table.c[self.fk].in_(ids),))
 
-def delete(table: sa.Table, parent: sa.Table, fk: str,
-           parent_id: int) -> None:
-    """Delete the list and its steps (one transaction)."""
-    with engine.writer() as conn:
-        conn.execute(table.delete().where(table.c[fk] == parent_id))
-        conn.execute(parent.delete().where(parent.c.id == parent_id))
+    def replace(self, list_id: int, steps: list[dict]) -> None:
+        """The list's steps become ``steps`` (one transaction)."""
+        table, fk = self.table, self.fk
+        with engine.writer() as conn:
+            conn.execute(table.delete().where(table.c[fk] == list_id))
+            conn.execute(table.insert(), [
+                dict(s, **{fk: list_id}, created_at=db_rows.utcnow())
+                for s in steps])
+
+    def delete(self, list_id: int) -> None:
+        """Delete the list and its steps (one transaction)."""
+        table, parent = self.table, self.lists.table
+        with engine.writer() as conn:
+            conn.execute(table.delete().where(table.c[self.fk] == list_id))
+            conn.execute(parent.delete().where(parent.c.id == list_id))

@@ -1,11 +1,11 @@
-"""db/step_lists.py: the steps of named lists (here deploy templates'),
-read, replaced and deleted, against a real (SQLite) database."""
+"""db/step_lists.py: the steps of named lists (here deploy templates'
+and runbooks'), read, replaced and deleted, against a real (SQLite)
+database."""
 
-from baremetal.db import api as db
-from baremetal.db import step_lists
+from baremetal.db import deploy_templates as db_deploy_templates
+from baremetal.db import runbooks as db_runbooks
 
-DT = db.T['deploy_templates']
-DTS = db.T['deploy_template_steps']
+STEPS = db_deploy_templates.STEPS
 FK = 'deploy_template_id'
 
 
@@ -15,18 +15,33 @@ def _step(name, priority):
 
 
 def test_replace_read_and_delete(api):
-    a = db.create(DT, {'name': 'CUSTOM_A'})
-    b = db.create(DT, {'name': 'CUSTOM_B'})
-    step_lists.replace(DTS, FK, a['id'], [_step('x', 10), _step('y', 20)])
-    step_lists.replace(DTS, FK, b['id'], [_step('z', 30)])
-    step_lists.replace(DTS, FK, a['id'], [_step('w', 40)])   # replaces
+    a = db_deploy_templates.ROWS.create({'name': 'CUSTOM_A'})
+    b = db_deploy_templates.ROWS.create({'name': 'CUSTOM_B'})
+    STEPS.replace(a['id'], [_step('x', 10), _step('y', 20)])
+    STEPS.replace(b['id'], [_step('z', 30)])
+    STEPS.replace(a['id'], [_step('w', 40)])   # replaces
 
-    rows = step_lists.steps_of(DTS, FK, [a['id'], b['id']])
+    rows = STEPS.steps_of([a['id'], b['id']])
     assert sorted((r[FK], r['step'], r['priority']) for r in rows) == [
         (a['id'], 'w', 40), (b['id'], 'z', 30)]
     assert all(r['created_at'] is not None for r in rows)
-    assert step_lists.steps_of(DTS, FK, [999]) == []
+    assert STEPS.steps_of([999]) == []
 
-    step_lists.delete(DTS, DT, FK, a['id'])
-    assert [r['name'] for r in db.query(DT)] == ['CUSTOM_B']
-    assert [r['step'] for r in db.query(DTS)] == ['z']
+    STEPS.delete(a['id'])
+    assert [r['name'] for r in db_deploy_templates.ROWS.list_page()] == [
+        'CUSTOM_B']
+    assert [r['step'] for r in STEPS.steps_of([a['id'], b['id']])] == ['z']
+
+
+def test_runbooks_steps_are_their_own(api):
+    rb = db_runbooks.ROWS.create({'name': 'CUSTOM_A'})
+    dt = db_deploy_templates.ROWS.create({'name': 'CUSTOM_A'})
+    db_runbooks.STEPS.replace(rb['id'], [
+        {'interface': 'bios', 'step': 'apply', 'args': {}, 'order': 1}])
+    assert [r['step'] for r in db_runbooks.STEPS.steps_of([rb['id']])] == [
+        'apply']
+    assert STEPS.steps_of([dt['id']]) == []
+    assert db_runbooks.STEPS.lists is db_runbooks.ROWS
+    db_runbooks.STEPS.delete(rb['id'])
+    assert db_runbooks.ROWS.list_page() == []
+    assert db_deploy_templates.ROWS.list_page()[0]['id'] == dt['id']

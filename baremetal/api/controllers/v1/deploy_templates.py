@@ -8,12 +8,9 @@ from baremetal.api import step_lists
 from baremetal.api import versions
 from baremetal.api.routing import route
 from baremetal.api.schemas import deploy_templates as dt_schema
-from baremetal.db import api as db
 from baremetal.db import deploy_templates as db_deploy_templates
 
-DT = db.T['deploy_templates']
-DTS = db.T['deploy_template_steps']
-STEPS = step_lists.StepTable(DTS, DT, 'deploy_template_id', 'priority',
+STEPS = step_lists.StepTable(db_deploy_templates.STEPS, 'priority',
                              'deploy template')
 
 
@@ -52,7 +49,7 @@ def create_template(req):
               'extra': extra}
     with notify.crud(req, 'deploy_template', 'create', values,
                      _given(steps)) as n:
-        row = n.done(db.create(DT, values))
+        row = n.done(db_deploy_templates.ROWS.create(values))
         STEPS.save(row['id'], steps)
     return RES.created(req, row)
 

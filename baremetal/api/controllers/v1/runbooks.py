@@ -15,12 +15,9 @@ from baremetal.api import versions
 from baremetal.api.routing import route
 from baremetal.api.schemas import runbooks as rb_schema
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import runbooks as db_runbooks
 
-RB = db.T['runbooks']
-RBS = db.T['runbook_steps']
-STEPS = step_lists.StepTable(RBS, RB, 'runbook_id', 'order', 'runbook')
+STEPS = step_lists.StepTable(db_runbooks.STEPS, 'order', 'runbook')
 
 # a name from 1.112 (and in any PATCH, as Ironic): what a URL can hold
 # unescaped (RFC 3986 unreserved characters), 1 to 255 of them
@@ -146,7 +143,7 @@ def create_runbook(req):
               'description': body.get('description')}
     _check_flags(values, body)
     _check_public_owner(values)
-    row = db.create(RB, values)
+    row = db_runbooks.ROWS.create(values)
     STEPS.save(row['id'], steps)
     return RES.created(req, row)
 
