@@ -11,10 +11,9 @@ from baremetal.api import versions
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.common import inspection_rules as rules
-from baremetal.db import api as db
 from baremetal.db import inspection_rules as db_inspection_rules
+from baremetal.db import rows as db_rows
 
-IR = db.T['inspection_rules']
 _QUERY = frozenset(('detail', 'fields', 'marker', 'limit', 'phase',
                     'sort_dir', 'sort_key'))
 _READONLY = frozenset(('uuid', 'created_at', 'updated_at', 'links'))
@@ -79,7 +78,7 @@ def _values(rule: dict) -> dict:
 
 
 def _row(req, ident: str) -> dict:
-    if not db.is_uuid_like(ident):
+    if not db_rows.is_uuid_like(ident):
         raise exception.InvalidUUID(uuid=ident)
     return RES.get_row(req, ident)
 
@@ -99,7 +98,7 @@ def list_rules(req):
        min_version=versions.INSPECTION_RULES)
 def get_rule(req, rule):
     policy.authorize(req, 'baremetal:inspection_rule:get')
-    if not db.is_uuid_like(rule):
+    if not db_rows.is_uuid_like(rule):
         raise exception.InvalidUUID(uuid=rule)
     return RES.show(req, rule)
 
@@ -110,9 +109,9 @@ def create_rule(req):
     policy.authorize(req, 'baremetal:inspection_rule:create')
     body = req.json_object()
     values = _values(body)
-    values['uuid'] = body.get('uuid')    # none: db.create makes one
+    values['uuid'] = body.get('uuid')    # none: create makes one
     try:
-        row = db.create(IR, values)
+        row = db_inspection_rules.ROWS.create(values)
     except exception.ResourceAlreadyExists:
         raise exception.InspectionRuleAlreadyExists(
             uuid=values['uuid']) from None
@@ -151,7 +150,7 @@ def patch_rule(req, rule):
     values = _values(patched)
     changed = {k: v for k, v in values.items() if row[k] != v}
     if changed:
-        db.update(IR, row['id'], changed)
+        db_inspection_rules.ROWS.update(row['id'], changed)
     return RES.view(req, RES.get_row(req, row['uuid']))
 
 
@@ -160,4 +159,4 @@ def patch_rule(req, rule):
 def delete_rule(req, rule):
     policy.authorize(req, 'baremetal:inspection_rule:delete')
     row = _row(req, rule)
-    db.delete(IR, row['id'])
+    db_inspection_rules.ROWS.delete(row['id'])
