@@ -1,20 +1,15 @@
 """db/deploy_templates.py: the steps of the templates a deployment's
 traits name, against a real (SQLite) database."""
 
-from baremetal.db import api as db
 from baremetal.db import deploy_templates
-from baremetal.db import step_lists
-
-DT = db.T['deploy_templates']
-DTS = db.T['deploy_template_steps']
 
 
 def test_steps_for_the_named_templates_only(api):
     for name, step in (('CUSTOM_RAID', 'apply_configuration'),
                        ('CUSTOM_BIOS', 'apply_bios'),
                        ('CUSTOM_OTHER', 'other')):
-        row = db.create(DT, {'name': name})
-        step_lists.replace(DTS, 'deploy_template_id', row['id'], [
+        row = deploy_templates.ROWS.create({'name': name})
+        deploy_templates.STEPS.replace(row['id'], [
             {'interface': 'raid', 'step': step, 'args': {'a': 1},
              'priority': 50}])
     rows = deploy_templates.steps_for(['CUSTOM_RAID', 'CUSTOM_BIOS',
