@@ -16,11 +16,10 @@ from baremetal.common import exception
 from baremetal.common import node_locks
 from baremetal.common import states
 from baremetal.db import allocations as db_allocations
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+from baremetal.db import traits as db_traits
 
 LOG = log.getLogger(__name__)
-A = db.T['allocations']
-N = db.NODES
 
 
 def _candidates(alloc: dict) -> list[dict]:
@@ -28,7 +27,7 @@ def _candidates(alloc: dict) -> list[dict]:
         alloc['resource_class'], alloc.get('candidate_nodes') or [])
     wanted = set(alloc.get('traits') or [])
     if wanted:
-        traits = db.traits_for_nodes([r['id'] for r in rows])
+        traits = db_traits.traits_for_nodes([r['id'] for r in rows])
         rows = [r for r in rows if wanted <= set(traits.get(r['id'], []))]
     random.shuffle(rows)
     if alloc.get('name'):
@@ -59,35 +58,33 @@ def allocate(allocation_uuid: str, conf=None) -> dict:
     matching node that is locked for a moment is waited for as a request
     waits for a node (``[conductor]node_locked_retry_*`` of ``conf``),
     as Ironic's allocation does."""
-    alloc = db.get(A, allocation_uuid, exception.AllocationNotFound,
-                   allocation=allocation_uuid)
+    alloc = db_allocations.ROWS.get(allocation_uuid)
     try:
         node = node_locks.retrying(conf, _claim, alloc)
     except exception.NodeLocked:
         node = None
     if node is not None:
         LOG.info('Allocation %s got node %s', alloc['uuid'], node['uuid'])
-        return db.get(A, alloc['id'], exception.AllocationNotFound,
-                      allocation=allocation_uuid)
+        return db_allocations.ROWS.get(alloc['id'], shown_as=allocation_uuid)
     error = ('No available nodes match the resource class %s%s%s'
              % (alloc['resource_class'],
                 ' and traits %s' % ', '.join(alloc['traits'])
                 if alloc.get('traits') else '',
                 ' among the candidate nodes'
                 if alloc.get('candidate_nodes') else ''))
-    db.update(A, alloc['id'], {'state': 'error', 'last_error': error})
+    db_allocations.ROWS.update(alloc['id'], {'state': 'error',
+                                             'last_error': error})
     LOG.warning('Allocation %s: %s', alloc['uuid'], error)
-    return db.get(A, alloc['id'], exception.AllocationNotFound,
-                  allocation=allocation_uuid)
+    return db_allocations.ROWS.get(alloc['id'], shown_as=allocation_uuid)
 
 
 def backfill(alloc: dict, node_id: int) -> None:
     """Record an allocation for a node that already has its workload
     (API 1.58): as in Ironic, only an active node whose resource class,
     traits and candidate list match what the allocation asks for."""
-    node = db.get_node(node_id, ('id', 'uuid', 'instance_uuid',
-                                 'allocation_id', 'provision_state',
-                                 'resource_class'))
+    node = db_nodes.get_node(node_id, ('id', 'uuid', 'instance_uuid',
+                                       'allocation_id', 'provision_state',
+                                       'resource_class'))
     if node['allocation_id']:
         raise exception.InvalidState(
             reason='Node %s already has an allocation' % node['uuid'])
@@ -101,7 +98,7 @@ def backfill(alloc: dict, node_id: int) -> None:
                       'resource class %s' % (node['resource_class'],
                                              alloc['resource_class']))
     missing = sorted(set(alloc.get('traits') or ()) - set(
-        db.traits_for_nodes([node['id']]).get(node['id'], [])))
+        db_traits.traits_for_nodes([node['id']]).get(node['id'], [])))
     if missing:
         errors.append('The node lacks the requested traits %s'
                       % ', '.join(missing))
@@ -116,15 +113,16 @@ def backfill(alloc: dict, node_id: int) -> None:
                    % (node['uuid'], '; '.join(errors)))
     if not db_allocations.backfill_node(alloc, node):
         raise exception.NodeLocked(node=node['uuid'], host='another task')
-    db.update(A, alloc['id'], {'node_id': node['id'], 'state': 'active'})
+    db_allocations.ROWS.update(alloc['id'], {'node_id': node['id'],
+                                             'state': 'active'})
 
 
 def release(alloc: dict) -> None:
     """Deleting an allocation frees its node."""
     if alloc.get('node_id'):
-        node = db.get_node(alloc['node_id'], ('id', 'uuid', 'instance_uuid',
-                                              'provision_state',
-                                              'maintenance', 'reservation'))
+        node = db_nodes.get_node(alloc['node_id'], (
+            'id', 'uuid', 'instance_uuid', 'provision_state', 'maintenance',
+            'reservation'))
         if node['provision_state'] in (states.ACTIVE, states.DEPLOYING,
                                        states.DEPLOYWAIT) and \
                 not node['maintenance']:
@@ -138,5 +136,5 @@ def release(alloc: dict) -> None:
         values = {'allocation_id': None}
         if node['instance_uuid'] == alloc['uuid']:
             values['instance_uuid'] = None
-        db.update(N, node['id'], values)
-    db.delete(A, alloc['id'])
+        db_nodes.ROWS.update(node['id'], values)
+    db_allocations.ROWS.delete(alloc['id'])

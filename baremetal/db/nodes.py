@@ -120,6 +120,12 @@ def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
                        node=ident)
 
 
+# a node's row for callers outside db/ (objects.Node, the conductor's
+# writes of a few fields): the node events of a tracked field's change
+# are written with it, as by any UPDATE of a node here
+ROWS = db_rows.Rows(NODES, exception.NodeNotFound, 'node')
+
+
 # ------------------------------------------------------------- periodics
 
 def nodes_in_states(provision_states: Iterable[str],

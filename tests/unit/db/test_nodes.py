@@ -2,6 +2,9 @@
 port and port group lists, and the small reads of nodes, against a real
 (SQLite) database."""
 
+import pytest
+
+from baremetal.common import exception
 from baremetal.db import api as db
 from baremetal.db import nodes as db_nodes
 
@@ -78,3 +81,22 @@ def test_unreserved(api):
     _node('free')
     _node('held', reservation='host1')
     assert _names(db_nodes.unreserved()) == ['free']
+
+
+def test_rows_name_the_node_asked_for(api):
+    node = _node('named')
+    assert db_nodes.ROWS.get('named')['id'] == node['id']
+    assert db_nodes.get_node(node['uuid'], ('name',)) == {'name': 'named'}
+    for lookup in (db_nodes.ROWS.get, db_nodes.get_node):
+        with pytest.raises(exception.NodeNotFound) as e:
+            lookup('nope')
+        assert str(e.value) == 'Node nope could not be found.'
+
+
+def test_rows_update_a_node_as_any_node_write(any_db_api):
+    node = _node('n1', provision_state='enroll')
+    assert db_nodes.ROWS.update(node['id'], {'provision_state': 'manageable'},
+                                (db_nodes.unreserved(),)) == 1
+    got = db_nodes.get_node(node['id'])
+    assert got['provision_state'] == 'manageable'
+    assert got['updated_at'] is not None

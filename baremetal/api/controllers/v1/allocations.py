@@ -16,9 +16,9 @@ from baremetal.common import exception
 from baremetal.common import traits
 from baremetal.conductor import allocations as allocating
 from baremetal.db import allocations as db_allocations
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
-A = db.T['allocations']
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 STATES = ('allocating', 'active', 'error')
 
@@ -111,18 +111,18 @@ def _check_create(req, body: dict) -> dict:
     if not isinstance(cands, list):
         raise exception.InvalidParameterValue(
             err='candidate_nodes must be a list of node UUIDs or names')
-    values['candidate_nodes'] = [db.get_node(c, ('uuid',))['uuid']
+    values['candidate_nodes'] = [db_nodes.get_node(c, ('uuid',))['uuid']
                                  if isinstance(c, str) else c
                                  for c in cands]
     name = body.get('name')
     if name is not None and (not isinstance(name, str) or
                              not _NAME_RE.match(name) or
-                             db.is_uuid_like(name)):
+                             db_rows.is_uuid_like(name)):
         raise exception.InvalidParameterValue(
             err="Cannot create allocation with invalid name '%s'" % name)
     values['name'] = name
     if body.get('uuid') is not None:
-        if not db.is_uuid_like(body['uuid']):
+        if not db_rows.is_uuid_like(body['uuid']):
             raise exception.InvalidUUID(uuid=body['uuid'])
         values['uuid'] = body['uuid']
     values['extra'] = resource.extra_of(body.get('extra'))
@@ -157,22 +157,21 @@ def create_allocation(req):
 
 
 def _create(req, values: dict, node_id: int | None) -> dict:
-    row = db.create(A, values)
+    row = db_allocations.ROWS.create(values)
     if node_id is not None:
         try:
             allocating.backfill(row, node_id)
         except Exception:
-            db.delete(A, row['id'])
+            db_allocations.ROWS.delete(row['id'])
             raise
-        row = db.get(A, row['id'], exception.AllocationNotFound,
-                     allocation=row['uuid'])
+        row = db_allocations.ROWS.get(row['id'], shown_as=row['uuid'])
     else:
         try:
             state.RPC.any_call(req.context, 'create_allocation',
                                allocation_uuid=row['uuid'])
         except Exception:
             # no conductor took it (503): leave nothing half-made behind
-            db.delete(A, row['id'])
+            db_allocations.ROWS.delete(row['id'])
             raise
         # answered as created, state "allocating" (as Ironic does), even
         # when the worker was quicker than this response
@@ -199,7 +198,7 @@ def patch_allocation(req, ident):
     if values:
         with notify.crud(req, 'allocation', 'update', dict(row, **values),
                          _derive) as n:
-            db.update(A, row['id'], values)
+            db_allocations.ROWS.update(row['id'], values)
             row = n.done(RES.get_row(req, row['uuid']))
     return RES.view(req, row)
 
@@ -222,8 +221,7 @@ def _node_allocation(req, node) -> dict:
     if not row['allocation_id']:
         raise exception.AllocationNotFound(
             allocation='of node %s' % row['uuid'])
-    alloc = db.get(A, row['allocation_id'], exception.AllocationNotFound,
-                   allocation=row['allocation_id'])
+    alloc = db_allocations.ROWS.get(row['allocation_id'])
     policy.check_row(req, 'baremetal:allocation:get', RES.target(alloc),
                      exception.AllocationNotFound(
                          allocation=alloc['uuid']))

@@ -1,0 +1,57 @@
+"""conductor/allocations.py on its own (the API's allocation tests are
+in tests/unit/api/test_resources.py): what it reads and writes through
+db.allocations.ROWS and db.nodes.ROWS."""
+
+import pytest
+
+from baremetal.common import exception
+from baremetal.conductor import allocations
+from baremetal.db import allocations as db_allocations
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
+
+
+def _alloc(**fields):
+    return db_allocations.ROWS.create(dict(
+        {'resource_class': 'gold', 'state': 'allocating'}, **fields))
+
+
+def test_an_unknown_allocation_is_not_found(api):
+    missing = db_rows.new_uuid()
+    with pytest.raises(exception.AllocationNotFound) as e:
+        allocations.allocate(missing)
+    assert str(e.value) == 'Allocation %s could not be found.' % missing
+
+
+def test_no_matching_node_is_an_error_on_the_allocation(api):
+    alloc = _alloc(traits=['CUSTOM_X'])
+    got = allocations.allocate(alloc['uuid'])
+    assert got['state'] == 'error'
+    assert got['last_error'] == ('No available nodes match the resource '
+                                 'class gold and traits CUSTOM_X')
+    assert db_allocations.ROWS.get(alloc['id'])['state'] == 'error'
+
+
+def test_allocate_then_release_frees_the_node(api):
+    node = api.make_available(resource_class='gold')
+    alloc = allocations.allocate(_alloc()['uuid'])
+    assert alloc['state'] == 'active'
+    row = db_nodes.ROWS.get(node['uuid'])
+    assert (row['allocation_id'], row['instance_uuid']) == (
+        alloc['id'], alloc['uuid'])
+    allocations.release(alloc)
+    row = db_nodes.ROWS.get(node['uuid'])
+    assert (row['allocation_id'], row['instance_uuid']) == (None, None)
+    with pytest.raises(exception.AllocationNotFound):
+        db_allocations.ROWS.get(alloc['id'])
+
+
+def test_backfill_records_the_allocation_on_an_active_node(api):
+    node = api.make_available(resource_class='gold')
+    api.provision(node['uuid'], 'active')
+    api.wait_for(node['uuid'], 'active')
+    alloc = _alloc()
+    allocations.backfill(alloc, db_nodes.get_node(node['uuid'])['id'])
+    got = db_allocations.ROWS.get(alloc['uuid'])
+    assert got['state'] == 'active'
+    assert got['node_id'] == db_nodes.get_node(node['uuid'])['id']
