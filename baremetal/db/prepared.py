@@ -122,11 +122,15 @@ def _prepared_on(dbapi_conn) -> set[str]:
 
 class Prepared:
     __slots__ = ('stmt', 'sql', 'binds', 'positional', 'keys', 'convert',
-                 'server')
+                 'server', 'compiled')
 
     def __init__(self, stmt, dialect, raw: frozenset = frozenset(),
-                 server_side: bool = False, page: bool = False) -> None:
-        compiled = stmt.compile(dialect=dialect)
+                 server_side: bool = False, page: bool = False,
+                 cache_key=None) -> None:
+        compiled = stmt.compile(dialect=dialect, cache_key=cache_key)
+        # with a cache key, the values of another statement of the same
+        # shape can be found (_page)
+        self.compiled = compiled if cache_key is not None else None
         if any(b.expanding or b.literal_execute
                for b in compiled.binds.values()):
             raise Unsupported('rendered per execution (IN lists, literal '
@@ -300,16 +304,50 @@ def run_once(cache: Cache | None, conn: sa.engine.Connection, stmt,
     rows = None
     if cache is not None and cache.usable(conn):
         try:
-            p = Prepared(stmt, conn.dialect, raw, page=True)
+            p, shaped = _page(stmt, conn.dialect, raw)
         except Unsupported:
             pass
         else:
-            rows = p.run(conn, values or {}, tuples)[0]
+            rows = p.run(conn, {**shaped, **(values or {})}, tuples)[0]
     if rows is None:
         rows = _through_sqlalchemy(conn, stmt, values or {})[0]
     if tuples and rows and isinstance(rows[0], dict):
         rows = [tuple(r.values()) for r in rows]
     return rows
+
+
+# the last PAGE_SHAPES page statements compiled, by shape (the dialect,
+# SQLAlchemy's cache key, the raw columns; most recently used last)
+_SHAPES: 'collections.OrderedDict[tuple, Prepared]' = \
+    collections.OrderedDict()
+
+
+def _page(stmt, dialect, raw: frozenset) -> tuple[Prepared, dict]:
+    """The compiled form of a page statement and the values of its
+    parameters: compiled once per shape (a page and the next differ in
+    their values only; compiling a detail page's statement took 0.5 ms,
+    finding its shape 0.06-0.09 ms)."""
+    key = stmt._generate_cache_key()
+    if key is None:         # a construct SQLAlchemy cannot cache
+        return Prepared(stmt, dialect, raw, page=True), {}
+    shape = (dialect.name, key.key, raw)
+    with _PREPARED_LOCK:
+        p = _SHAPES.get(shape)
+        if p is not None:
+            _SHAPES.move_to_end(shape)
+    if p is None:
+        p = Prepared(stmt, dialect, raw, page=True, cache_key=key)
+        with _PREPARED_LOCK:
+            _SHAPES[shape] = p
+            while len(_SHAPES) > PAGE_SHAPES:
+                _SHAPES.popitem(last=False)
+        return p, {}
+    if p.server is not None or dialect.name == 'postgresql':
+        # the server's statement of this SQL now (one dropped from
+        # _PAGES since is prepared again under a new name)
+        p.server = _page_statement(p.sql)
+    return p, p.compiled.construct_params(
+        extracted_parameters=key.bindparams, escape_names=False)
 
 
 def _after_error(conn, stmt, values):

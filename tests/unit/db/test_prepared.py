@@ -270,3 +270,54 @@ def test_a_page_the_server_cannot_prepare_runs_as_text(tmp_path):
         assert prepared._PAGES[shapes[0]] is None
     finally:
         api.close()
+
+
+def test_a_page_shape_is_compiled_once(prepared_db_api, monkeypatch):
+    """Pages that differ only in their values (marker, limit, filter,
+    a bound text) share one compiled statement, each with its own
+    values; a shape pushed out of the last PAGE_SHAPES is compiled
+    again when it comes back (and, on PostgreSQL, prepared again on the
+    server under a new name)."""
+    compiled = []
+
+    class Counting(prepared.Prepared):
+        __slots__ = ()
+
+        def __init__(self, stmt, *args, **kwargs):
+            if kwargs.get('page'):
+                compiled.append(stmt)
+            super().__init__(stmt, *args, **kwargs)
+
+    monkeypatch.setattr(prepared, 'Prepared', Counting)
+    monkeypatch.setattr(prepared, 'PAGE_SHAPES', 2)
+    prepared._SHAPES.clear()
+    for i in range(4):
+        _node(prepared_db_api, name='p%d' % i)
+    N = db.NODES
+
+    def page(limit, marker=None, name_not='', label='x'):
+        return [tuple(r.values()) for r in db.query(
+            N, [N.c.name != name_not], limit=limit, marker=marker,
+            select=[N.c.id, N.c.name,
+                    sa.bindparam('label', label, sa.Text).label('l')])]
+
+    first = page(2)
+    assert [r[1:] for r in first] == [('p0', 'x'), ('p1', 'x')]
+    assert [r[1:] for r in page(3, {'id': first[-1][0]}, 'p3', 'y')] == [
+        ('p2', 'y')]
+    assert [r[1:] for r in page(1, {'id': first[0][0]}, label='z')] == [
+        ('p1', 'z')]
+    # one shape without a marker, one with
+    assert len(compiled) == 2
+    # a third shape pushes out the first, which comes back compiled anew
+    assert [r['name'] for r in db.query(N, columns=('id', 'name'),
+                                        limit=1)] == ['p0']
+    assert len(compiled) == 3
+    assert [r[1:] for r in page(4, name_not='p0')] == [
+        ('p1', 'x'), ('p2', 'x'), ('p3', 'x')]
+    assert len(compiled) == 4
+    if db_engine.engine().dialect.name == 'postgresql':
+        with db.reader() as conn:
+            names = {r[0] for r in conn.exec_driver_sql(
+                'SELECT name FROM pg_prepared_statements')}
+        assert {s.name for s in prepared._PAGES.values() if s} <= names
