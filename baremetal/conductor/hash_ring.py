@@ -74,12 +74,18 @@ class RingManager:
             self._rings = rings
         return rings
 
-    def host_for(self, node_uuid: str, driver: str, group: str) -> str:
+    def ring_for(self, driver: str, group: str | None) -> HashRing | None:
+        """The ring of a hardware type and conductor group, if any
+        conductor serves them."""
         ring = self.rings().get((driver, (group or '').lower()))
         if ring is None:
             # the list may be stale: look once more before failing
             self.reset()
             ring = self.rings().get((driver, (group or '').lower()))
+        return ring
+
+    def host_for(self, node_uuid: str, driver: str, group: str) -> str:
+        ring = self.ring_for(driver, group)
         if ring is None:
             raise exception.NoValidHost(
                 reason='No conductor service registered which supports '

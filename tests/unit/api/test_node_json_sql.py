@@ -76,6 +76,8 @@ NOVA = ('/v1/nodes?fields=uuid,power_state,target_power_state,'
     '/v1/nodes?fields=uuid,provision_state,traits,driver_info,'
     'instance_info,conductor,chassis_uuid,allocation_uuid,created_at',
     '/v1/nodes?fields=name', '/v1/nodes?limit=2', NOVA,
+    '/v1/nodes?fields=driver_info', '/v1/nodes?fields=conductor,uuid',
+    '/v1/nodes?fields=instance_info,extra',
     '/v1/nodes?fields=driver_internal_info,extra,properties,clean_step',
     '/v1/nodes?fields=name,driver_internal_info,extra&sort_key=name',
     '/v1/nodes?sort_key=name&sort_dir=desc&limit=3',

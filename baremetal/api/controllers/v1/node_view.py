@@ -138,6 +138,24 @@ def conductor_of(row: dict) -> str | None:
         return None
 
 
+class Conductors:
+    """The conductor of each node of one page: the rings looked up once
+    per hardware type and conductor group."""
+
+    def __init__(self) -> None:
+        self._rings: dict = {}
+
+    def __call__(self, uuid: str, driver: str, group: str | None
+                 ) -> str | None:
+        key = (driver, group)
+        try:
+            ring = self._rings[key]
+        except KeyError:
+            ring = self._rings[key] = state.RPC.rings.ring_for(driver,
+                                                               group)
+        return None if ring is None else ring.get_host(uuid)
+
+
 # how each field is rendered (anything else: the column as stored)
 _PLAIN, _DATE, _DRIVER_INFO, _INSTANCE_INFO, _DICT, _PSTATE, _TRAITS, \
     _CHASSIS, _ALLOCATION, _CONDUCTOR, _BOOL = range(11)

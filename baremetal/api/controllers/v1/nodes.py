@@ -193,12 +193,11 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     redact = policy.node_redactor(req)
     if not conductor and not redact and node_json_sql.usable():
         # the database writes the nodes' JSON (see node_json_sql)
-        page = node_json_sql.Page(req, fields, sub_links=detail)
+        page = node_json_sql.page(req, fields, sub_links=detail)
         rows = db.query(N, filters, None, limit, marker, sort_key,
                         sort_dir, json_as_text=page.raw_columns,
-                        select=page.columns, tuples=page.whole)
-        if page.whole:
-            marker_key = 1      # rows are (id, uuid, the node's text)
+                        select=page.columns, tuples=True)
+        marker_key = 1      # rows are (id, uuid, the node's text, ...)
         nodes = page.render_page(rows)
     else:
         cols = node_view.db_columns(list(fields) + [sort_key])
