@@ -1,5 +1,6 @@
 """How a node looks on the wire, per microversion."""
 
+import functools
 from collections.abc import Iterable
 
 import orjson
@@ -182,6 +183,29 @@ def sub_link_names(req) -> tuple[str, ...]:
     return tuple(subs)
 
 
+@functools.lru_cache(maxsize=256)
+def _plan(fields: tuple[str, ...], columns: tuple[str, ...] | None
+          ) -> tuple:
+    """How a Renderer shows ``fields`` (from rows of ``columns``): the
+    columns to drop, the plain, date, stored JSON and boolean fields,
+    and the others with their kinds; one plan per shape, kept."""
+    plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
+    # rows holding just ``columns``: copy each row whole (in C) and
+    # drop the few columns not shown, rather than pick field by field
+    drop = None
+    if columns is not None:
+        shown = {f for f, _ in plan}
+        drop = tuple(c for c in columns if c not in shown)
+    # the common kinds in plain loops, the rest through the if-chain
+    return (drop,
+            tuple(f for f, k in plan if k == _PLAIN),
+            tuple(f for f, k in plan if k == _DATE),
+            tuple(f for f, k in plan if k == _DICT),
+            tuple(f for f, k in plan if k == _BOOL),
+            tuple((f, k) for f, k in plan
+                  if k not in (_PLAIN, _DATE, _DICT, _BOOL)))
+
+
 class Renderer:
     """Renders the nodes of one request: the per-field decisions and the
     link prefixes are made once, not once per node."""
@@ -190,20 +214,9 @@ class Renderer:
                  lookups: Lookups, links: bool = True,
                  sub_links: bool = False,
                  columns: Iterable[str] | None = None) -> None:
-        plan = [(f, _KINDS.get(f, _PLAIN)) for f in fields]
-        # rows holding just ``columns``: copy each row whole (in C) and
-        # drop the few columns not shown, rather than pick field by field
-        self.drop: tuple[str, ...] | None = None
-        if columns is not None:
-            shown = {f for f, _ in plan}
-            self.drop = tuple(c for c in columns if c not in shown)
-        # the common kinds in plain loops, the rest through the if-chain
-        self.plain = tuple(f for f, k in plan if k == _PLAIN)
-        self.dates = tuple(f for f, k in plan if k == _DATE)
-        self.dicts = tuple(f for f, k in plan if k == _DICT)
-        self.bools = tuple(f for f, k in plan if k == _BOOL)
-        self.plan = tuple((f, k) for f, k in plan
-                          if k not in (_PLAIN, _DATE, _DICT, _BOOL))
+        (self.drop, self.plain, self.dates, self.dicts, self.bools,
+         self.plan) = _plan(tuple(fields), None if columns is None
+                            else tuple(columns))
         self.lookups = lookups
         self.hide_available = not req.allows(versions.AVAILABLE_STATE)
         self.links = links
