@@ -19,8 +19,8 @@ work per node is left to Python.
 
 The output equals ``node_view.Renderer``'s field for field (a unit test
 compares the two over nodes of every shape, on both databases); only
-the order of the keys in an object (and PostgreSQL's spaces around
-colons) differ, which JSON does not give meaning to.  Other databases
+the order of the keys in an object differs, which JSON does not give
+meaning to.  Other databases
 (MySQL/MariaDB) render through ``node_view``.
 """
 
