@@ -1,10 +1,10 @@
 """The SQL of node list pages whose JSON the database writes itself
 (api/controllers/v1/node_json_sql.py renders them; it explains why).
 
-Each node is one text: its fields' values quoted by the database's JSON
-function (SQLite's ``json_quote``, PostgreSQL's ``to_json``) and
-concatenated with their keys, its stored JSON fields as stored, the
-links' texts bound as parameters.
+Each node is one text: its plain fields written as JSON by the database
+(SQLite as ``json_object`` members, PostgreSQL each value quoted by
+``to_json``), its stored JSON fields as stored, the links' texts bound as
+parameters; all formatted by one call per 90 values.
 """
 
 from collections.abc import Iterable
@@ -19,7 +19,7 @@ N = db.NODES
 
 class _SQLite:
     format_function = 'printf'
-    # json_object() of 60 values takes a third of the time of
+    # json_object() of its values takes a third of the time of
     # json_quote() on each (a function call per value)
     objects = True
 
@@ -51,10 +51,6 @@ class _SQLite:
             return "json(CASE WHEN %s THEN 'true' ELSE 'false' END)" % col
         return (f"json(CASE WHEN {col} IS NULL THEN 'null' WHEN {col} "
                 "THEN 'true' ELSE 'false' END)")
-
-    @staticmethod
-    def quote(value: str) -> str:
-        return 'json_quote(%s)' % value
 
 
 class _PostgreSQL:
