@@ -7,10 +7,8 @@ member port's physical_network can then only change with its group's.
 """
 
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import portgroups as db_portgroups
 from baremetal.db import ports as db_ports
-
-PG = db.PORTGROUPS
 
 
 def check_member(portgroup_id: int, physnet: str | None,
@@ -22,9 +20,8 @@ def check_member(portgroup_id: int, physnet: str | None,
     a group with neither takes the joining port's.  Raises Conflict
     when they differ."""
     others = db_ports.physnets_in_portgroup(portgroup_id, port_id)
-    group = db.get(PG, portgroup_id, exception.PortgroupNotFound,
-                   columns=('id', 'uuid', 'physical_network'),
-                   portgroup=portgroup_id)
+    group = db_portgroups.ROWS.get(portgroup_id,
+                                   ('id', 'uuid', 'physical_network'))
     if len(others) > 1:
         raise exception.Conflict(
             reason='Port group %s has member ports with inconsistent '
@@ -37,7 +34,8 @@ def check_member(portgroup_id: int, physnet: str | None,
         expected = group['physical_network']
     else:
         if physnet is not None:
-            db.update(PG, portgroup_id, {'physical_network': physnet})
+            db_portgroups.ROWS.update(portgroup_id,
+                                      {'physical_network': physnet})
         return
     if physnet != expected:
         raise exception.Conflict(

@@ -15,11 +15,10 @@ from baremetal.api.controllers.v1 import ports
 from baremetal.api.routing import route
 from baremetal.api.schemas import portgroups as pg_schema
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import portgroups as db_portgroups
 from baremetal.db import ports as db_ports
+from baremetal.db import rows as db_rows
 
-PG = db.PORTGROUPS
 _MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 
@@ -74,7 +73,7 @@ def _check(req, values: dict, uuid: str | None = None) -> dict:
         elif k == 'name':
             if v is not None and (not isinstance(v, str) or
                                   not _NAME_RE.match(v) or
-                                  db.is_uuid_like(v)):
+                                  db_rows.is_uuid_like(v)):
                 raise exception.InvalidParameterValue(
                     err="Cannot create portgroup with invalid name '%s'"
                     % v if uuid is None else "Portgroup %s: Cannot change "
@@ -102,7 +101,7 @@ def _check(req, values: dict, uuid: str | None = None) -> dict:
                 v, req=req, rules=('baremetal:portgroup:update',)
                 if uuid else ())
         elif k == 'uuid':
-            if not db.is_uuid_like(v):
+            if not db_rows.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
             out[k] = v
     return out
@@ -177,7 +176,7 @@ def create_portgroup(req):
         raise exception.MissingParameterValue(err='"node_uuid" is required')
     values = _check(req, body)
     with notify.crud(req, 'portgroup', 'create', values, _derive) as n:
-        row = n.done(db.create(PG, values))
+        row = n.done(db_portgroups.ROWS.create(values))
     return RES.created(req, row)
 
 
@@ -190,7 +189,7 @@ def patch_portgroup(req, pg):
         values = _check(req, changes, row['uuid'])
         with notify.crud(req, 'portgroup', 'update', dict(row, **values),
                          _derive) as n:
-            db.update(PG, row['id'], values)
+            db_portgroups.ROWS.update(row['id'], values)
             if 'physical_network' in values:
                 port_physnets.set_for_group(row['id'],
                                             values['physical_network'])
@@ -208,4 +207,4 @@ def delete_portgroup(req, pg):
             reason='Port group %s still has ports; remove them from it '
                    'first' % row['uuid'])
     with notify.crud(req, 'portgroup', 'delete', row, _derive):
-        db.delete(PG, row['id'])
+        db_portgroups.ROWS.delete(row['id'])

@@ -12,12 +12,10 @@ from baremetal.api.controllers.v1 import port_physnets
 from baremetal.api.routing import route
 from baremetal.api.schemas import ports as port_schema
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import portgroups as db_portgroups
 from baremetal.db import ports as db_ports
+from baremetal.db import rows as db_rows
 
-P = db.PORTS
-PG = db.PORTGROUPS
 _MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 
 FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
@@ -184,7 +182,7 @@ def _check_values(req, values: dict, smartnic: bool = False,
         elif k == 'name':
             if v is not None and (not isinstance(v, str) or
                                   not _NAME_RE.match(v) or
-                                  db.is_uuid_like(v)):
+                                  db_rows.is_uuid_like(v)):
                 raise exception.InvalidParameterValue(
                     err='Invalid port name %r: up to 255 letters, digits '
                         'and -._~: (and not a UUID)' % (v,))
@@ -193,14 +191,13 @@ def _check_values(req, values: dict, smartnic: bool = False,
             if v is None:
                 out['portgroup_id'] = None
             else:
-                out['portgroup_id'] = db.get(
-                    PG, v, exception.PortgroupNotFound, portgroup=v)['id']
+                out['portgroup_id'] = db_portgroups.ROWS.get(v)['id']
         elif k == 'physical_network':
             out[k] = port_physnets.check_value(v)
         elif k in _TEXT or k == 'available_for_dynamic_portgroup':
             out[k] = _check_newer(k, v)
         elif k == 'uuid':
-            if not db.is_uuid_like(v):
+            if not db_rows.is_uuid_like(v):
                 raise exception.InvalidUUID(uuid=v)
             out[k] = v
     return out
@@ -252,9 +249,8 @@ def _filters(req) -> list:
         if not req.allows(versions.PORTGROUP_SUBCONTROLLERS):
             raise exception.NotAcceptable(
                 reason='portgroup filter needs API version 1.24')
-        out.append(db_ports.in_portgroup(db.get(
-            PG, p['portgroup'], exception.PortgroupNotFound,
-            portgroup=p['portgroup'])['id']))
+        out.append(db_ports.in_portgroup(
+            db_portgroups.ROWS.get(p['portgroup'])['id']))
     return out
 
 
@@ -285,7 +281,7 @@ def node_ports_detail(req, node):
 @route('GET', '/v1/portgroups/{pg}/ports',
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def portgroup_ports(req, pg):
-    row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
+    row = db_portgroups.ROWS.get(pg)
     return RES.list(req, [db_ports.in_portgroup(row['id'])],
                     path='portgroups/%s/ports' % pg)
 
@@ -293,7 +289,7 @@ def portgroup_ports(req, pg):
 @route('GET', '/v1/portgroups/{pg}/ports/detail',
        min_version=versions.PORTGROUP_SUBCONTROLLERS)
 def portgroup_ports_detail(req, pg):
-    row = db.get(PG, pg, exception.PortgroupNotFound, portgroup=pg)
+    row = db_portgroups.ROWS.get(pg)
     return RES.list(req, [db_ports.in_portgroup(row['id'])], detail=True,
                     path='portgroups/%s/ports/detail' % pg)
 
@@ -324,7 +320,7 @@ def create_port(req):
         port_physnets.check_member(values['portgroup_id'],
                                    values.get('physical_network'))
     with notify.crud(req, 'port', 'create', values, _derive) as n:
-        row = n.done(db.create(P, values))
+        row = n.done(db_ports.ROWS.create(values))
     return RES.created(req, row)
 
 
@@ -340,9 +336,8 @@ def patch_port(req, port):
         _check_physnet_change(req, row, values)
         with notify.crud(req, 'port', 'update',
                          dict(row, **values), _derive) as n:
-            db.update(P, row['id'], values)
-            row = n.done(db.get(P, row['id'], exception.PortNotFound,
-                                port=port))
+            db_ports.ROWS.update(row['id'], values)
+            row = n.done(db_ports.ROWS.get(row['id'], shown_as=port))
     return RES.view(req, row)
 
 
