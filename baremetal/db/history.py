@@ -1,10 +1,16 @@
-"""Node history events (API 1.78): the reads of the history API.  The
-events are written by objects/history.py through ``db.create``."""
+"""Node history events (API 1.78): storing one (``add``: objects/
+history.py builds it), and the reads of the history API."""
 
 from baremetal.db import models
 from baremetal.db import rows as db_rows
 
 H = models.TABLES['node_history']
+
+
+def add(event: dict) -> None:
+    """Store one event (a row of ``node_history``: its uuid, node_id,
+    event, severity, event_type, ...)."""
+    db_rows.create(H, event)
 
 
 def marker(event_uuid: str) -> dict | None:

@@ -7,9 +7,8 @@ import uuid as uuidlib
 from oslo_context import context as oslo_context
 
 from baremetal.common import states
-from baremetal.db import api as db
-
-HISTORY = db.T['node_history']
+from baremetal.db import history as db_history
+from baremetal.db import rows as db_rows
 
 # the kind of work a node in this state was doing (Ironic's event types)
 _EVENT_TYPES = {
@@ -46,7 +45,7 @@ def _where(node_data: dict) -> dict:
     since = node_data.get('provision_updated_at')
     duration = None
     if since is not None:
-        duration = max(0, int((db.utcnow() - since).total_seconds()))
+        duration = max(0, int((db_rows.utcnow() - since).total_seconds()))
     return {'state': node_data.get('provision_state'),
             'target_provision_state': node_data.get(
                 'target_provision_state'),
@@ -55,7 +54,7 @@ def _where(node_data: dict) -> dict:
 
 def _record(node_data: dict, event_type: str, severity: str, event: str,
             conductor: str | None, user: str | None = None) -> None:
-    now = db.utcnow()
+    now = db_rows.utcnow()
     row = {'uuid': str(uuidlib.uuid4()), 'node_id': node_data['id'],
            'conductor': conductor, 'event_type': event_type,
            'severity': severity, 'event': event,
@@ -64,7 +63,7 @@ def _record(node_data: dict, event_type: str, severity: str, event: str,
     if user is not None:
         row['user'] = user
     row.update(_where(node_data))
-    db.create(HISTORY, row)
+    db_history.add(row)
 
 
 def record_error(node_data: dict, error: str, conductor: str | None = None,

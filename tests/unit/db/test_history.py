@@ -37,3 +37,13 @@ def test_event_of_node_only_the_nodes(api):
     ev = _event(a, 'boom')
     assert db_history.event_of_node(a['id'], ev['uuid'])['event'] == 'boom'
     assert db_history.event_of_node(b['id'], ev['uuid']) is None
+
+
+def test_add_stores_an_event(api):
+    node = _node()
+    db_history.add({'uuid': db._new_uuid(), 'node_id': node['id'],
+                    'event': 'stored', 'severity': 'INFO',
+                    'event_type': 'monitoring', 'user': 'u1'})
+    got = db_history.events_of_node(node['id'])
+    assert [(e['event'], e['user']) for e in got] == [('stored', 'u1')]
+    assert got[0]['created_at'] is not None
