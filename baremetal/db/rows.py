@@ -331,6 +331,11 @@ class Rows:
         """The names of the table's columns."""
         return db_columns.names(self.table)
 
+    @property
+    def json_columns(self) -> frozenset[str]:
+        """The names of the columns that hold JSON."""
+        return db_columns.json_names(self.table)
+
     def missing(self, ident: Any) -> Exception:
         """The error of no row ``ident`` (also raised for a row the
         caller may not see)."""

@@ -3,20 +3,17 @@
 A record wraps the dict a row came as.  Assigning an attribute marks it
 changed; JSON fields may also be mutated in place: ``save()`` compares
 them with their loaded form.  ``save()`` writes only what changed, in
-one UPDATE.
+one UPDATE.  A record class names its rows (``db.nodes.ROWS``): where
+they are stored, and the error of a missing one.
 """
 
 import copy
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import orjson
 
-from baremetal.db import api as db
-from baremetal.db import columns as db_columns
-
-if TYPE_CHECKING:
-    import sqlalchemy as sa
+from baremetal.db import rows as db_rows
 
 
 def _snapshot(value: Any) -> bytes:
@@ -29,14 +26,20 @@ def _snapshot(value: Any) -> bytes:
 
 
 class Record:
-    table: ClassVar['sa.Table']
+    rows: ClassVar[db_rows.Rows]
     json_fields: ClassVar[frozenset[str]] = frozenset()
     # JSON fields that read as {} rather than None when empty
     dict_fields: ClassVar[frozenset[str]] = frozenset()
-    not_found: ClassVar[type[Exception]]
-    not_found_key: ClassVar[str] = 'ident'
+    # the table, for conductor/inspection_rules.py only, which reads a
+    # record's columns through db.columns (``db_columns.names(record.
+    # table)``); to go when it asks ``record.rows.columns`` instead
+    table: ClassVar[Any]
 
     __slots__ = ('_data', '_changed', '_json_orig', '_json_now')
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.table = cls.rows.table
 
     def __init__(self, data: dict) -> None:
         object.__setattr__(self, '_data', data)
@@ -63,8 +66,7 @@ class Record:
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._data and \
-                name not in db_columns.names(self.table):
+        if name not in self._data and name not in self.rows.columns:
             raise AttributeError('%s has no field %s'
                                  % (type(self).__name__, name))
         self._data[name] = value
@@ -104,20 +106,19 @@ class Record:
 
     @classmethod
     def get(cls, ident: Any, columns=None):
-        return cls(db.get(cls.table, ident, cls.not_found, columns,
-                          **{cls.not_found_key: ident}))
+        return cls(cls.rows.get(ident, columns))
 
     @classmethod
     def create(cls, values: dict):
-        return cls(db.create(cls.table, values))
+        return cls(cls.rows.create(values))
 
     def save(self, where=()) -> int:
         """Write the changed fields; returns rows updated (0 or 1)."""
         changes = self.changes()
         if not changes:
             return 1
-        changes['updated_at'] = db.utcnow()
-        n = db.update(self.table, self._data['id'], changes, where)
+        changes['updated_at'] = db_rows.utcnow()
+        n = self.rows.update(self._data['id'], changes, where)
         if n:
             self._data['updated_at'] = changes['updated_at']
             self._reset_tracking(changes)
@@ -128,15 +129,15 @@ class Record:
         """After ``changes`` were written (for subclasses)."""
 
     def refresh(self) -> None:
-        fresh = db.get(self.table, self._data['id'], self.not_found,
-                       **{self.not_found_key: self._data.get('uuid')})
+        fresh = self.rows.get(self._data['id'],
+                              shown_as=self._data.get('uuid'))
         self._data.clear()
         self._data.update(fresh)
         self._changed.clear()
         self._json_orig.clear()
 
     def destroy(self) -> None:
-        db.delete(self.table, self._data['id'])
+        self.rows.delete(self._data['id'])
 
     def copy(self):
         return type(self)(copy.deepcopy(self._data))

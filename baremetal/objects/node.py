@@ -6,13 +6,12 @@ from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import node_locks
 from baremetal.common import secrets
-from baremetal.db import api as db
-from baremetal.db import columns as db_columns
 from baremetal.db import nodes as db_nodes
+from baremetal.db import ports as db_ports
 from baremetal.objects import base
 from baremetal.objects import history
 
-JSON_FIELDS = db_columns.json_names(db.NODES)
+JSON_FIELDS = db_nodes.ROWS.json_columns
 
 # free text the conductor fills from exception messages, which may quote
 # a URL it requested (the agent's, with the token in its query) or one
@@ -22,11 +21,9 @@ ERROR_TEXT_FIELDS = frozenset(('last_error', 'maintenance_reason'))
 
 
 class Node(base.Record):
-    table = db.NODES
+    rows = db_nodes.ROWS
     json_fields = JSON_FIELDS
     dict_fields = JSON_FIELDS - {'raid_config', 'target_raid_config'}
-    not_found = exception.NodeNotFound
-    not_found_key = 'node'
     __slots__ = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -48,7 +45,8 @@ class Node(base.Record):
 
     def _save_if_unlocked(self) -> None:
         if not self.save(where=(db_nodes.unreserved(),)):
-            row = db.get_node(self._data['id'], ('reservation', 'uuid'))
+            row = db_nodes.get_node(self._data['id'],
+                                    ('reservation', 'uuid'))
             if row['reservation']:
                 raise exception.NodeLocked(node=row['uuid'],
                                            host=row['reservation'])
@@ -56,10 +54,8 @@ class Node(base.Record):
 
 
 class Port(base.Record):
-    table = db.PORTS
+    rows = db_ports.ROWS
     json_fields = frozenset(('extra', 'local_link_connection',
                              'internal_info'))
     dict_fields = json_fields
-    not_found = exception.PortNotFound
-    not_found_key = 'port'
     __slots__ = ()

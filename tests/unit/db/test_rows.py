@@ -79,4 +79,7 @@ def test_update_only_where_the_conditions_hold(api):
 def test_columns_and_repr():
     assert {'id', 'uuid', 'address', 'node_id'} <= db_ports.ROWS.columns
     assert 'address' not in CHASSIS.columns
+    assert {'extra', 'local_link_connection', 'internal_info'} <= \
+        db_ports.ROWS.json_columns
+    assert 'address' not in db_ports.ROWS.json_columns
     assert repr(CHASSIS) == 'Rows(chassis)'
