@@ -20,3 +20,11 @@ def ports_of_node(table_name: str, node_id: int) -> list[dict]:
     groups."""
     t = models.TABLES[table_name]
     return db_rows.query(t, (t.c.node_id == node_id,), ('id', 'internal_info'))
+
+
+def set_internal_info(table_name: str, row_id: int,
+                      internal_info: dict) -> None:
+    """Store the ``internal_info`` of the port or port group
+    (``table_name``: 'ports' or 'portgroups') with this id."""
+    db_rows.update(models.TABLES[table_name], row_id,
+                   {'internal_info': internal_info})

@@ -14,7 +14,6 @@ from typing import Any
 
 from baremetal.common import exception
 from baremetal.common import states
-from baremetal.db import api as db
 from baremetal.db import vifs as db_vifs
 
 STEP_KINDS = ('clean', 'deploy', 'service')
@@ -548,7 +547,7 @@ class NetworkInterface(BaseInterface):
                 % (table_name[:-1], uuid, table_name[:-1], task.node.uuid))
         internal = dict(row['internal_info'] or {})
         internal['tenant_vif_port_id'] = vif
-        db.update(db.T[table_name], row['id'], {'internal_info': internal})
+        db_vifs.set_internal_info(table_name, row['id'], internal)
 
     def vif_detach(self, task, vif_id: str) -> None:
         info = task.node.driver_internal_info
@@ -559,13 +558,12 @@ class NetworkInterface(BaseInterface):
         info['vifs'] = vifs
         task.node.driver_internal_info = info
         for name in ('ports', 'portgroups'):
-            t = db.T[name]
             for r in db_vifs.ports_of_node(name, task.node.id):
                 internal = r['internal_info'] or {}
                 if internal.get('tenant_vif_port_id') == vif_id:
                     internal = dict(internal)
                     internal.pop('tenant_vif_port_id')
-                    db.update(t, r['id'], {'internal_info': internal})
+                    db_vifs.set_internal_info(name, r['id'], internal)
 
 
 class StorageInterface(BaseInterface):

@@ -25,3 +25,16 @@ def test_port_by_uuid_and_ports_of_node(api):
     assert [r['id'] for r in vifs.ports_of_node('portgroups', a['id'])] \
         == [pg['id']]
     assert vifs.ports_of_node('portgroups', b['id']) == []
+
+
+def test_set_internal_info_of_a_port_or_port_group(api):
+    node = db.create(db.NODES, {'driver': 'fake-hardware'})
+    p = db.create(db.PORTS, {'node_id': node['id'],
+                             'address': '52:54:00:00:00:03'})
+    pg = db.create(db.PORTGROUPS, {'node_id': node['id']})
+    vifs.set_internal_info('ports', p['id'], {'tenant_vif_port_id': 'v1'})
+    vifs.set_internal_info('portgroups', pg['id'], {'x': 1})
+    assert vifs.port_by_uuid('ports', p['uuid'])['internal_info'] == {
+        'tenant_vif_port_id': 'v1'}
+    assert vifs.port_by_uuid('portgroups', pg['uuid'])['internal_info'] \
+        == {'x': 1}
