@@ -4,9 +4,10 @@ unique and foreign key violations become baremetal exceptions here.
 
 The db/ modules call these with their tables.  A caller outside db/
 never sees a table: it calls the resource module's named functions, or
-holds the resource's ``Rows`` (the table and the error of a missing row,
-bound once in that module: ``db.chassis.ROWS``) when it handles several
-resources alike (api/resource.py, objects/base.py).
+the resource's ``Rows`` (the table and the error of a missing row,
+bound once in that module: ``db.chassis.ROWS``) for a plain get, page,
+create, update or delete, which is also what code handling several
+resources alike holds (api/resource.py, objects/base.py).
 """
 
 import datetime
