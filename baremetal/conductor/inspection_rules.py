@@ -27,7 +27,6 @@ from baremetal.common import exception
 from baremetal.common import inspection_rules as rules
 from baremetal.common import traits as traits_mod
 from baremetal.db import api as db
-from baremetal.db import columns as db_columns
 from baremetal.db import inspection_rules as db_inspection_rules
 
 LOG = log.getLogger(__name__)
@@ -90,7 +89,7 @@ def rules_for(conf, phase: str) -> list[dict]:
 
 # -------------------------------------------------------------- actions
 def _settable(record, parts: list[str], fixed: frozenset) -> None:
-    if parts[0] in fixed or parts[0] not in db_columns.names(record.table):
+    if parts[0] in fixed or parts[0] not in record.rows.columns:
         raise ActionError('%s is not a field an inspection rule may '
                           'change' % parts[0])
 
@@ -117,7 +116,7 @@ def _coerce(record, field: str, value: Any) -> Any:
     give strings: "true" for a boolean, "4" for an integer)."""
     if value is None:
         return None
-    kind = db_columns.kind(record.table, field)
+    kind = record.rows.kind(field)
     if field in record.dict_fields and not isinstance(value, dict):
         raise ActionError('%s must be an object, got %r' % (field, value))
     if isinstance(value, (dict, list)) and field not in record.json_fields:

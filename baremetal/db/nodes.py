@@ -126,6 +126,19 @@ def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
 ROWS = db_rows.Rows(NODES, exception.NodeNotFound, 'node')
 
 
+def list_page(filters: Iterable = (), columns: Iterable[str] | None = None,
+              limit: int | None = None, marker: dict | None = None,
+              sort_key: str = 'id', sort_dir: str = 'asc',
+              json_as_text: Iterable[str] = (), select: list | None = None,
+              tuples: bool = False) -> list:
+    """One page of nodes matching ``filters`` (this module's
+    conditions): see ``rows.query``; ``select``: the columns of a page
+    whose JSON the database writes (db/node_json.py)."""
+    return db_rows.query(NODES, filters, columns, limit, marker, sort_key,
+                         sort_dir, json_as_text=json_as_text,
+                         select=select, tuples=tuples)
+
+
 # ------------------------------------------------------------- periodics
 
 def nodes_in_states(provision_states: Iterable[str],

@@ -332,6 +332,11 @@ class Rows:
         """The names of the table's columns."""
         return db_columns.names(self.table)
 
+    def kind(self, column: str) -> str | None:
+        """``'boolean'`` or ``'integer'`` for a column of that type,
+        else None; KeyError for a name that is no column."""
+        return db_columns.kind(self.table, column)
+
     @property
     def json_columns(self) -> frozenset[str]:
         """The names of the columns that hold JSON."""

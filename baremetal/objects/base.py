@@ -30,16 +30,7 @@ class Record:
     json_fields: ClassVar[frozenset[str]] = frozenset()
     # JSON fields that read as {} rather than None when empty
     dict_fields: ClassVar[frozenset[str]] = frozenset()
-    # the table, for conductor/inspection_rules.py only, which reads a
-    # record's columns through db.columns (``db_columns.names(record.
-    # table)``); to go when it asks ``record.rows.columns`` instead
-    table: ClassVar[Any]
-
     __slots__ = ('_data', '_changed', '_json_orig', '_json_now')
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.table = cls.rows.table
 
     def __init__(self, data: dict) -> None:
         object.__setattr__(self, '_data', data)

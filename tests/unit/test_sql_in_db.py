@@ -27,18 +27,7 @@ _TABLE_CALLS = {'get', 'query', 'create', 'update', 'delete', 'count'}
 # Modules outside db/ that may still build SQL or hold a table, each
 # with why.  Never add one without a reason that holds; remove it when
 # its queries move to db/.
-ALLOWED: dict[str, str] = {
-    # being edited by another change: its node list and create still
-    # pass db.NODES and db.T['chassis'] to db.api's generic calls
-    'api/controllers/v1/nodes.py': 'node list/create, not moved yet',
-    # being edited by another change: checks an inspection rule's
-    # field with db.columns.names(record.table); the table is kept on
-    # records for it (objects/base.py below)
-    'conductor/inspection_rules.py': 'reads record.table',
-    # sets Record.table from its rows for conductor/inspection_rules.py
-    # only; goes with that use
-    'objects/base.py': 'Record.table for conductor/inspection_rules.py',
-}
+ALLOWED: dict[str, str] = {}
 
 
 def _modules():

@@ -14,8 +14,10 @@ from baremetal.objects import node as node_obj
 def test_record_classes_name_their_rows():
     assert objects.Node.rows is db_nodes.ROWS
     assert node_obj.Port.rows is db_ports.ROWS
-    # what conductor/inspection_rules.py still reads
-    assert objects.Node.table is db_nodes.ROWS.table
+    # what conductor/inspection_rules.py reads: the columns, not a table
+    assert 'driver_info' in objects.Node.rows.columns
+    assert objects.Node.rows.kind('maintenance') == 'boolean'
+    assert not hasattr(objects.Node, 'table')
 
 
 def test_get_create_refresh_destroy(api):

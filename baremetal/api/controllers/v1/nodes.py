@@ -20,11 +20,11 @@ from baremetal.common import state_machine
 from baremetal.common import states
 from baremetal.conductor import retirement
 from baremetal.db import api as db
+from baremetal.db import chassis as db_chassis
 from baremetal.db import nodes as db_nodes
 from baremetal.db import projects
 from baremetal import objects
 
-N = db.NODES
 
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 _OLD_NAME_RE = re.compile(r'^[a-zA-Z0-9]([a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])?'
@@ -152,9 +152,7 @@ def _filters(req) -> list:
         out.append(db_nodes.description_contains(
             p['description_contains']))
     if p.get('chassis_uuid'):
-        t = db.T['chassis']
-        ch = db.get(t, p['chassis_uuid'], exception.ChassisNotFound,
-                    chassis=p['chassis_uuid'])
+        ch = db_chassis.ROWS.get(p['chassis_uuid'])
         out.append(db_nodes.equals('chassis_id', ch['id']))
     # a project's nodes: those it owns or leases (any caller may ask for
     # them; a project-scoped one gets only its own)
@@ -194,9 +192,9 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     if not conductor and not redact and node_json_sql.usable():
         # the database writes the nodes' JSON (see node_json_sql)
         page = node_json_sql.page(req, fields, sub_links=detail)
-        rows = db.query(N, filters, None, limit, marker, sort_key,
-                        sort_dir, json_as_text=page.raw_columns,
-                        select=page.columns, tuples=True)
+        rows = db_nodes.list_page(filters, None, limit, marker, sort_key,
+                                  sort_dir, json_as_text=page.raw_columns,
+                                  select=page.columns, tuples=True)
         marker_key = 1      # rows are (id, uuid, the node's text, ...)
         nodes = page.render_page(rows)
     else:
@@ -205,12 +203,13 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
             cols = sorted(set(cols) | {'owner', 'lessee'})
         if conductor:
             cols = sorted(set(cols) | {'driver', 'conductor_group'})
-            rows = [r for r in db.query(N, filters, cols, None, marker,
-                                        sort_key, sort_dir)
+            rows = [r for r in db_nodes.list_page(filters, cols, None,
+                                                  marker, sort_key, sort_dir)
                     if node_view.conductor_of(r) == conductor][:limit]
         else:
-            rows = db.query(N, filters, cols, limit, marker, sort_key,
-                            sort_dir, json_as_text=node_view.PASSED_THROUGH)
+            rows = db_nodes.list_page(
+                filters, cols, limit, marker, sort_key, sort_dir,
+                json_as_text=node_view.PASSED_THROUGH)
         render = node_view.Renderer(req, fields,
                                     node_view.Lookups(rows, fields),
                                     sub_links=detail, columns=cols)
@@ -308,7 +307,7 @@ def post(req):
             reason='Protected can only be set in the active or rescue '
                    'state')
     with notify.crud(req, 'node', 'create', values) as n:
-        row = n.done(db.create(N, values))
+        row = n.done(db_nodes.ROWS.create(values))
     req.response_headers['Location'] = req.link('nodes', row['uuid'])[
         'href']
     visible = node_view.visible_fields(req.version)
@@ -552,8 +551,7 @@ def _check_update(req, obj, changes: dict, reset: bool) -> None:
                     reason='unsetting chassis_uuid needs 1.25 or later')
             changes['chassis_id'] = None
         else:
-            ch = db.get(db.T['chassis'], cu, exception.ChassisNotFound,
-                        chassis=cu)
+            ch = db_chassis.ROWS.get(cu)
             changes['chassis_id'] = ch['id']
 
 
