@@ -5,11 +5,11 @@ the usual way means the database handing over 50,000 values, the
 driver's and SQLAlchemy's type conversions making Python objects of them
 (dates parsed, only to be formatted again), a dict per node and orjson
 encoding it all.  Here the database writes each node's JSON text (SQL in
-db/node_json.py): every value quoted by its JSON function (in C:
-SQLite's ``json_quote``, PostgreSQL's ``to_json``), stored JSON fields
-passed through as stored (the agent's token masked), the links from the
-request's host URL bound as parameters.  The page is the rows' texts
-joined, one ``orjson.Fragment``.
+db/node_json.py, in C: SQLite's ``json_object``, PostgreSQL's
+``to_json``), stored JSON fields passed through as stored, the links
+from the request's host URL bound as parameters.  The page is the rows'
+texts joined, one ``orjson.Fragment``; the agent's token is masked here,
+in the rare node whose text holds its key.
 
 Python adds only what it alone knows, in front of the database's text:
 the masked ``driver_info`` and ``instance_info`` (remembered per stored
@@ -24,9 +24,7 @@ meaning to.  Other databases
 (MySQL/MariaDB) render through ``node_view``.
 """
 
-import collections
 import functools
-import threading
 from collections.abc import Iterable
 
 import orjson
@@ -64,24 +62,14 @@ def _esc(text: str) -> str:
 def page(req, fields: Iterable[str], sub_links: bool = False) -> 'Page':
     """The ``Page`` of a request: one per shape, kept (building one took
     0.1-0.3 ms of a page that takes 1)."""
-    shape = (tuple(fields), not req.allows(versions.AVAILABLE_STATE),
-             node_view.sub_link_names(req) if sub_links else (),
-             req.host_url, node_json.dialect())
-    with _LOCK:
-        found = _PAGES.get(shape)
-        if found is not None:
-            _PAGES.move_to_end(shape)
-            return found
-    found = Page(*shape)
-    with _LOCK:
-        _PAGES[shape] = found
-        while len(_PAGES) > 64:
-            _PAGES.popitem(last=False)
-    return found
+    return _page(tuple(fields), not req.allows(versions.AVAILABLE_STATE),
+                 node_view.sub_link_names(req) if sub_links else (),
+                 req.host_url, node_json.dialect())
 
 
-_PAGES: 'collections.OrderedDict[tuple, Page]' = collections.OrderedDict()
-_LOCK = threading.Lock()
+@functools.lru_cache(maxsize=64)
+def _page(*shape) -> 'Page':
+    return Page(*shape)
 
 
 class Page:
