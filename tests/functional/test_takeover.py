@@ -29,6 +29,13 @@ def _nodes(ep):
     return body['nodes']
 
 
+def _wait_for_step(log, line, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not (log.exists() and line in log.read_text().splitlines()):
+        assert time.monotonic() < deadline, 'never started: %s' % line
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize('database', ['postgresql', 'mysql'])
 def test_sigkill_during_cleaning_loses_nothing(tmp_path, database):
     cluster = Cluster(tmp_path, services.db_url(database),
@@ -62,8 +69,14 @@ def test_sigkill_during_cleaning_loses_nothing(tmp_path, database):
                  'value': STEP_SECONDS}])
             assert st == 200, body
         victim = 'cond-1'
-        provision_all(ep, uuids, 'provide')
-        time.sleep(STEP_SECONDS / 2)
+        held = [n['uuid'] for n in _nodes(ep) if n['conductor'] == victim]
+        # the victim's nodes go last, and the kill comes as soon as the
+        # last of its odd nodes is inside its first (non-idempotent)
+        # step: a fixed sleep came too late on a loaded machine
+        last = [u for u in held if u in set(uuids[1::2])][-1]
+        provision_all(ep, [u for u in uuids if u not in set(held)] + held,
+                      'provide')
+        _wait_for_step(log, '%s clean deploy.erase_devices_metadata' % last)
         cluster.conductors[victim].kill()
         killed_at = time.monotonic()
 
