@@ -4,8 +4,8 @@ steps carry a priority) and runbooks (theirs carry an order)."""
 import dataclasses
 
 from baremetal.common import exception
+from baremetal.common import step_requests
 from baremetal.common import traits
-from baremetal.conductor import steps as steps_mod
 from baremetal.db import step_lists as db_step_lists
 
 
@@ -45,7 +45,7 @@ class StepTable:
         if not isinstance(value, list) or not value:
             raise exception.InvalidParameterValue(
                 err='"steps" must be a non-empty list')
-        return self.check_unique(steps_mod.check_request_shape(
+        return self.check_unique(step_requests.check_request_shape(
             value, kind, **shape))
 
     def check_unique(self, steps: list[dict]) -> list[dict]:

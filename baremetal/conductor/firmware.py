@@ -25,7 +25,3 @@ def cache(task, strict: bool = False) -> None:
         return
     # one transaction: read what is stored, write only what changed
     db_firmware.store_components(task.node.id, found)
-
-
-def components(node_id: int) -> list[dict]:
-    return db_firmware.components(node_id)

@@ -11,9 +11,11 @@ from oslo_log import log
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import retirement
 from baremetal.common import rpc_batch
 from baremetal.common import state_machine
 from baremetal.common import states
+from baremetal.common import step_requests
 from baremetal.conductor import allocations
 from baremetal.conductor import bios
 from baremetal.conductor import cleaning
@@ -24,7 +26,6 @@ from baremetal.conductor import power
 from baremetal.conductor import rescuing
 from baremetal.conductor import servicing
 from baremetal.conductor import step_runner
-from baremetal.conductor import retirement
 from baremetal.conductor import steps as steps_mod
 from baremetal.conductor import task_manager
 from baremetal.db import api as db
@@ -121,7 +122,7 @@ class ConductorManager:
 
     def _verb_clean(self, task, clean_steps=None,
                     disable_ramdisk=False) -> None:
-        requested = steps_mod.check_request_shape(clean_steps, 'clean')
+        requested = step_requests.check_request_shape(clean_steps, 'clean')
         try:
             # unknown steps or bad arguments: 400 now, node untouched
             steps_mod.resolve_requested(task, 'clean', requested)
@@ -151,8 +152,8 @@ class ConductorManager:
         if node.maintenance:
             raise exception.NodeInMaintenance(op='provisioning',
                                               node=node.uuid)
-        user = (steps_mod.check_request_shape(deploy_steps, 'deploy',
-                                              require_priority=True)
+        user = (step_requests.check_request_shape(
+                    deploy_steps, 'deploy', require_priority=True)
                 if deploy_steps else [])
         # an unknown step or bad args, an image the deploy interface
         # cannot write: 400 before anything changes
@@ -192,7 +193,7 @@ class ConductorManager:
         node = task.node
         if node.maintenance:
             raise exception.NodeInMaintenance(op='service', node=node.uuid)
-        requested = steps_mod.check_request_shape(service_steps, 'service')
+        requested = step_requests.check_request_shape(service_steps, 'service')
         try:
             # unknown steps or bad arguments: 400 now, node untouched
             steps_mod.resolve_requested(task, 'service', requested)

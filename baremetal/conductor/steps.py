@@ -5,8 +5,6 @@ Steps cross the API and RPC as plain dicts
 ``{interface, step, priority, args, abortable}``.
 """
 
-from typing import Any
-
 from baremetal.common import exception
 from baremetal.conductor import step_runner
 from baremetal.drivers import base
@@ -57,63 +55,6 @@ def _plan_entry(step: dict, args: dict) -> dict:
         # a conductor taking the node over must not run it again
         entry['idempotent'] = False
     return entry
-
-
-def check_request_shape(requested: Any, kind: str,
-                        require_priority: bool = False,
-                        ordered: bool = False) -> list[dict]:
-    """Validate the shape of user-given steps (API side, before any
-    RPC): a list of objects with a known interface and a step name
-    (``ordered``: a runbook's, each with an ``order``)."""
-    if not isinstance(requested, list) or not requested and \
-            kind in ('clean', 'service'):
-        raise exception.InvalidParameterValue(
-            err='%s_steps must be a non-empty list of objects with '
-                '"interface" and "step"' % kind)
-    out = []
-    for i, st in enumerate(requested):
-        if not isinstance(st, dict):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d] must be an object, got %r'
-                % (kind, i, st))
-        allowed = {'interface', 'step', 'args'} | (
-            {'priority'} if kind == 'deploy' else set()) | (
-            {'order'} if ordered else set())
-        extra = set(st) - allowed
-        if extra:
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d] has unknown keys: %s'
-                % (kind, i, ', '.join(sorted(extra))))
-        iface = st.get('interface')
-        if iface not in base.INTERFACE_ORDER:
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "interface" must be one of %s, got %r'
-                % (kind, i, ', '.join(base.INTERFACE_ORDER), iface))
-        if not isinstance(st.get('step'), str) or not st['step']:
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "step" must be a non-empty string'
-                % (kind, i))
-        if not isinstance(st.get('args', {}), dict):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "args" must be an object' % (kind, i))
-        prio = st.get('priority')
-        if (require_priority or prio is not None) and (
-                not isinstance(prio, int) or isinstance(prio, bool)
-                or prio < 0):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "priority" must be an integer >= 0'
-                % (kind, i))
-        order = st.get('order')
-        if ordered and (not isinstance(order, int) or
-                        isinstance(order, bool) or order < 0):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "order" must be an integer >= 0'
-                % (kind, i))
-        out.append({'interface': iface, 'step': st['step'],
-                    'args': dict(st.get('args') or {}),
-                    **({'priority': prio} if prio is not None else {}),
-                    **({'order': order} if ordered else {})})
-    return out
 
 
 def resolve_requested(task, kind: str, requested: list[dict]) -> list[dict]:

@@ -8,7 +8,7 @@ from baremetal.api.controllers.v1 import node_view
 from baremetal.api.controllers.v1 import nodes
 from baremetal.api.routing import route
 from baremetal.common import exception
-from baremetal.conductor import firmware
+from baremetal.db import firmware as db_firmware
 
 _FIELDS = ('component', 'initial_version', 'current_version',
            'last_version_flashed')
@@ -48,4 +48,4 @@ def list_firmware(req, node):
         dict({f: c[f] for f in fields},
              created_at=node_view.iso(c['created_at']),
              updated_at=node_view.iso(c['updated_at']))
-        for c in firmware.components(row['id'])]}
+        for c in db_firmware.components(row['id'])]}

@@ -10,10 +10,10 @@ from baremetal.api.controllers.v1 import runbooks
 from baremetal.api.routing import route
 from baremetal.common import exception
 from baremetal.common import raid_config
+from baremetal.common import retirement
 from baremetal.common import state_machine
 from baremetal.common import states
-from baremetal.conductor import retirement
-from baremetal.conductor import steps as steps_mod
+from baremetal.common import step_requests
 from baremetal.db import traits as db_traits
 from baremetal import objects
 
@@ -176,7 +176,7 @@ def _params(req, verb: str, body: dict) -> dict:
         _check_configdrive(req, verb, body['configdrive'])
         params['configdrive'] = body['configdrive']
     if body.get('deploy_steps') is not None:
-        params['deploy_steps'] = steps_mod.check_request_shape(
+        params['deploy_steps'] = step_requests.check_request_shape(
             body['deploy_steps'], 'deploy', require_priority=True)
     if 'disable_ramdisk' in body:
         params['disable_ramdisk'] = collection.parse_bool(
@@ -191,7 +191,7 @@ def _params(req, verb: str, body: dict) -> dict:
                 raise exception.MissingParameterValue(
                     err='"%s" is required when setting target provision '
                         'state to %s' % (key, verb))
-            params[key] = steps_mod.check_request_shape(body[key], verb)
+            params[key] = step_requests.check_request_shape(body[key], verb)
     if verb == 'rescue':
         pw = body.get('rescue_password')
         if not isinstance(pw, str) or not pw.strip():

@@ -16,9 +16,9 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import nodes as node_schemas
 from baremetal.common import exception
 from baremetal.common import node_locks
+from baremetal.common import retirement
 from baremetal.common import state_machine
 from baremetal.common import states
-from baremetal.conductor import retirement
 from baremetal.db import api as db
 from baremetal.db import chassis as db_chassis
 from baremetal.db import nodes as db_nodes

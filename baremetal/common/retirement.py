@@ -5,6 +5,9 @@ Rules (see doc/source/admin/retirement.rst):
 * cleaning of a retired node ends in MANAGEABLE, never AVAILABLE
   (``cleaning._done``);
 * ``provide`` on a retired node is refused with 409 (Ironic answers 400).
+
+The two checks are the API's (before any RPC) and the conductor's (under
+the node's lock), so they live here, below both.
 """
 
 from baremetal.common import exception
