@@ -5,7 +5,9 @@ A matching node is available, not in maintenance, not retired, has no
 instance and no allocation, has the requested resource class, every
 requested trait, and is one of the candidate nodes if any are named.
 Claiming it is one conditional UPDATE, so two allocations never get one
-node; a lost race moves on to the next candidate.
+node; a lost race moves on to the next candidate.  Backfilling and
+releasing are one transaction each, which the API runs itself
+(db.allocations.backfill and release).
 """
 
 import random
@@ -14,9 +16,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import node_locks
-from baremetal.common import states
 from baremetal.db import allocations as db_allocations
-from baremetal.db import nodes as db_nodes
 from baremetal.db import traits as db_traits
 
 LOG = log.getLogger(__name__)
@@ -76,65 +76,3 @@ def allocate(allocation_uuid: str, conf=None) -> dict:
                                              'last_error': error})
     LOG.warning('Allocation %s: %s', alloc['uuid'], error)
     return db_allocations.ROWS.get(alloc['id'], shown_as=allocation_uuid)
-
-
-def backfill(alloc: dict, node_id: int) -> None:
-    """Record an allocation for a node that already has its workload
-    (API 1.58): as in Ironic, only an active node whose resource class,
-    traits and candidate list match what the allocation asks for."""
-    node = db_nodes.get_node(node_id, ('id', 'uuid', 'instance_uuid',
-                                       'allocation_id', 'provision_state',
-                                       'resource_class'))
-    if node['allocation_id']:
-        raise exception.InvalidState(
-            reason='Node %s already has an allocation' % node['uuid'])
-    errors = []
-    if node['provision_state'] != states.ACTIVE:
-        errors.append('Node must be in the "active" state, but the '
-                      'current state is "%s"' % node['provision_state'])
-    if alloc.get('resource_class') and \
-            node['resource_class'] != alloc['resource_class']:
-        errors.append('Resource class %s does not match the requested '
-                      'resource class %s' % (node['resource_class'],
-                                             alloc['resource_class']))
-    missing = sorted(set(alloc.get('traits') or ()) - set(
-        db_traits.traits_for_nodes([node['id']]).get(node['id'], [])))
-    if missing:
-        errors.append('The node lacks the requested traits %s'
-                      % ', '.join(missing))
-    if alloc.get('candidate_nodes') and \
-            node['uuid'] not in alloc['candidate_nodes']:
-        errors.append('Candidate nodes must be empty or contain the '
-                      'target node, but got %s'
-                      % ', '.join(alloc['candidate_nodes']))
-    if errors:
-        raise exception.InvalidState(
-            reason='Cannot backfill an allocation for node %s: %s'
-                   % (node['uuid'], '; '.join(errors)))
-    if not db_allocations.backfill_node(alloc, node):
-        raise exception.NodeLocked(node=node['uuid'], host='another task')
-    db_allocations.ROWS.update(alloc['id'], {'node_id': node['id'],
-                                             'state': 'active'})
-
-
-def release(alloc: dict) -> None:
-    """Deleting an allocation frees its node."""
-    if alloc.get('node_id'):
-        node = db_nodes.get_node(alloc['node_id'], (
-            'id', 'uuid', 'instance_uuid', 'provision_state', 'maintenance',
-            'reservation'))
-        if node['provision_state'] in (states.ACTIVE, states.DEPLOYING,
-                                       states.DEPLOYWAIT) and \
-                not node['maintenance']:
-            raise exception.InvalidState(
-                reason='Cannot remove the allocation of node %s in state '
-                       '"%s"; undeploy it first or set maintenance'
-                       % (node['uuid'], node['provision_state']))
-        if node['reservation']:
-            raise exception.NodeLocked(node=node['uuid'],
-                                       host=node['reservation'])
-        values = {'allocation_id': None}
-        if node['instance_uuid'] == alloc['uuid']:
-            values['instance_uuid'] = None
-        db_nodes.ROWS.update(node['id'], values)
-    db_allocations.ROWS.delete(alloc['id'])

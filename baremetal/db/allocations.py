@@ -1,5 +1,7 @@
 """Allocations: the conditions their list takes, the nodes an allocation
-may get, and the claiming of a node (one transaction each)."""
+may get, the claiming of a node, backfilling (an allocation for a node
+already deployed) and releasing (one transaction each).  The API runs
+backfill and release itself; the conductor's allocate claims nodes."""
 
 import sqlalchemy as sa
 
@@ -11,6 +13,7 @@ from baremetal.db import rows as db_rows
 
 A = models.TABLES['allocations']
 N = models.TABLES['nodes']
+T = models.TABLES['node_traits']
 ROWS = db_rows.Rows(A, exception.AllocationNotFound, 'allocation')
 
 
@@ -83,21 +86,118 @@ def claim_node(alloc: dict, node_id: int) -> bool:
     return bool(claimed)
 
 
-def backfill_node(alloc: dict, node: dict) -> bool:
-    """Record the allocation on a node that has its workload already
-    (its instance UUID is kept; without one it gets the allocation's),
-    unless the node has an allocation or a lock by now.  The allocation
-    itself is not changed here."""
+_BACKFILL_COLUMNS = ('id', 'uuid', 'instance_uuid', 'allocation_id',
+                     'provision_state', 'resource_class', 'reservation')
+
+
+def _node_for_update(conn, node_id: int, columns: tuple) -> dict:
+    """The node's row, locked until the transaction ends (SELECT ... FOR
+    UPDATE; SQLite has one writer at a time anyway); NodeNotFound."""
+    row = conn.execute(sa.select(*[N.c[c] for c in columns]).where(
+        N.c.id == node_id).with_for_update()).mappings().first()
+    if row is None:
+        raise exception.NodeNotFound(node=node_id)
+    return dict(row)
+
+
+def _backfill_errors(conn, alloc: dict, node: dict) -> list[str]:
+    """Why the node cannot take the allocation (API 1.58), as Ironic
+    says it: only an active node whose resource class, traits and
+    candidate list match what the allocation asks for."""
+    errors = []
+    if node['provision_state'] != states.ACTIVE:
+        errors.append('Node must be in the "active" state, but the '
+                      'current state is "%s"' % node['provision_state'])
+    if alloc.get('resource_class') and \
+            node['resource_class'] != alloc['resource_class']:
+        errors.append('Resource class %s does not match the requested '
+                      'resource class %s' % (node['resource_class'],
+                                             alloc['resource_class']))
+    has = set(conn.execute(sa.select(T.c.trait).where(
+        T.c.node_id == node['id'])).scalars())
+    missing = sorted(set(alloc.get('traits') or ()) - has)
+    if missing:
+        errors.append('The node lacks the requested traits %s'
+                      % ', '.join(missing))
+    if alloc.get('candidate_nodes') and \
+            node['uuid'] not in alloc['candidate_nodes']:
+        errors.append('Candidate nodes must be empty or contain the '
+                      'target node, but got %s'
+                      % ', '.join(alloc['candidate_nodes']))
+    return errors
+
+
+@engine.retry_on_deadlock
+def backfill(alloc: dict, node_id: int) -> None:
+    """Record the allocation for a node that has its workload already
+    (API 1.58), in one transaction: the node gets the allocation (its
+    instance UUID is kept; without one it gets the allocation's) and the
+    allocation the node (state ``active``), or nothing changes.
+
+    InvalidState: the node has an allocation, or does not match what
+    the allocation asks for; NodeLocked: a task holds the node;
+    AllocationNotFound: the allocation was deleted meanwhile."""
     with engine.writer() as conn:
+        node = _node_for_update(conn, node_id, _BACKFILL_COLUMNS)
+        if node['allocation_id']:
+            raise exception.InvalidState(
+                reason='Node %s already has an allocation' % node['uuid'])
+        errors = _backfill_errors(conn, alloc, node)
+        if errors:
+            raise exception.InvalidState(
+                reason='Cannot backfill an allocation for node %s: %s'
+                       % (node['uuid'], '; '.join(errors)))
         values = {'allocation_id': alloc['id'],
                   'updated_at': db_rows.utcnow(),
-                  'instance_info': _with_traits(conn, node['id'], alloc)}
+                  'instance_info': _with_traits(conn, node_id, alloc)}
         if not node['instance_uuid']:
             values['instance_uuid'] = alloc['uuid']
-        claimed = conn.execute(N.update().where(
-            N.c.id == node['id'], N.c.allocation_id.is_(None),
-            N.c.reservation.is_(None)).values(**values)).rowcount
-    return bool(claimed)
+        if not conn.execute(N.update().where(
+                N.c.id == node_id, N.c.allocation_id.is_(None),
+                N.c.reservation.is_(None)).values(**values)).rowcount:
+            raise exception.NodeLocked(node=node['uuid'],
+                                       host='another task')
+        # raising here rolls the node's UPDATE back with it
+        if not conn.execute(A.update().where(A.c.id == alloc['id']).values(
+                node_id=node_id, state='active',
+                updated_at=db_rows.utcnow())).rowcount:
+            raise exception.AllocationNotFound(allocation=alloc['uuid'])
+
+
+_RELEASE_COLUMNS = ('id', 'uuid', 'instance_uuid', 'provision_state',
+                    'maintenance', 'reservation')
+# a node busy with its workload keeps its allocation (unless in
+# maintenance)
+_IN_USE = (states.ACTIVE, states.DEPLOYING, states.DEPLOYWAIT)
+
+
+@engine.retry_on_deadlock
+def release(alloc: dict) -> None:
+    """Delete the allocation and free its node (no allocation; no
+    instance UUID if it was the allocation's), in one transaction.
+    InvalidState: the node is deployed or deploying and not in
+    maintenance; NodeLocked: a task holds the node."""
+    with engine.writer() as conn:
+        if alloc.get('node_id'):
+            node = _node_for_update(conn, alloc['node_id'],
+                                    _RELEASE_COLUMNS)
+            if node['provision_state'] in _IN_USE and \
+                    not node['maintenance']:
+                raise exception.InvalidState(
+                    reason='Cannot remove the allocation of node %s in '
+                           'state "%s"; undeploy it first or set '
+                           'maintenance'
+                           % (node['uuid'], node['provision_state']))
+            if node['reservation']:
+                raise exception.NodeLocked(node=node['uuid'],
+                                           host=node['reservation'])
+            values = {'allocation_id': None,
+                      'updated_at': db_rows.utcnow()}
+            if node['instance_uuid'] == alloc['uuid']:
+                values['instance_uuid'] = None
+            conn.execute(N.update().where(N.c.id == node['id']).values(
+                **values))
+        conn.execute(A.delete().where(A.c.id == alloc['id']))
 
 
 def uuids_by_id(ids) -> dict[int, str]:

@@ -1,5 +1,6 @@
 """conductor/allocations.py on its own (the API's allocation tests are
-in tests/unit/api/test_resources.py): what it reads and writes through
+in tests/unit/api/test_resources.py, backfill and release in
+tests/unit/db/test_allocations.py): what it reads and writes through
 db.allocations.ROWS and db.nodes.ROWS."""
 
 import pytest
@@ -32,26 +33,10 @@ def test_no_matching_node_is_an_error_on_the_allocation(api):
     assert db_allocations.ROWS.get(alloc['id'])['state'] == 'error'
 
 
-def test_allocate_then_release_frees_the_node(api):
+def test_allocate_claims_a_matching_node(api):
     node = api.make_available(resource_class='gold')
     alloc = allocations.allocate(_alloc()['uuid'])
     assert alloc['state'] == 'active'
     row = db_nodes.ROWS.get(node['uuid'])
     assert (row['allocation_id'], row['instance_uuid']) == (
         alloc['id'], alloc['uuid'])
-    allocations.release(alloc)
-    row = db_nodes.ROWS.get(node['uuid'])
-    assert (row['allocation_id'], row['instance_uuid']) == (None, None)
-    with pytest.raises(exception.AllocationNotFound):
-        db_allocations.ROWS.get(alloc['id'])
-
-
-def test_backfill_records_the_allocation_on_an_active_node(api):
-    node = api.make_available(resource_class='gold')
-    api.provision(node['uuid'], 'active')
-    api.wait_for(node['uuid'], 'active')
-    alloc = _alloc()
-    allocations.backfill(alloc, db_nodes.get_node(node['uuid'])['id'])
-    got = db_allocations.ROWS.get(alloc['uuid'])
-    assert got['state'] == 'active'
-    assert got['node_id'] == db_nodes.get_node(node['uuid'])['id']

@@ -1,26 +1,37 @@
 """db/allocations.py: the list conditions, the nodes an allocation may
-get, and claiming one, against a real (SQLite) database."""
+get, claiming one, backfilling and releasing, against a real database
+(SQLite; backfill and release on PostgreSQL and MariaDB too)."""
 
+import pytest
+
+from baremetal.common import exception
 from baremetal.db import allocations as db_allocations
-from baremetal.db import api as db
-
-A = db.T['allocations']
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
+from baremetal.db import traits as db_traits
 
 
 def _node(**fields):
-    return db.create(db.NODES, dict({'driver': 'fake-hardware',
-                                     'provision_state': 'available',
-                                     'maintenance': False,
-                                     'resource_class': 'gold'}, **fields))
+    return db_nodes.ROWS.create(dict({'driver': 'fake-hardware',
+                                      'provision_state': 'available',
+                                      'maintenance': False,
+                                      'resource_class': 'gold'}, **fields))
 
 
 def _alloc(**fields):
-    return db.create(A, dict({'resource_class': 'gold',
-                              'state': 'allocating'}, **fields))
+    return db_allocations.ROWS.create(dict({'resource_class': 'gold',
+                                            'state': 'allocating'},
+                                           **fields))
 
 
 def _names(*filters):
-    return sorted(r['name'] for r in db.query(A, filters))
+    return sorted(r['name'] for r in
+                  db_allocations.ROWS.list_page(filters))
+
+
+def _claims(node_id: int) -> tuple:
+    row = db_nodes.get_node(node_id)
+    return row['allocation_id'], row['instance_uuid'], row['instance_info']
 
 
 def test_list_conditions_pick_their_allocations(api):
@@ -41,12 +52,12 @@ def test_available_nodes_are_free_nodes_of_the_class(api):
     # locked for a moment: a candidate still (the claim waits for it)
     locked = _node(name='locked', reservation='host1')
     for fields in ({'provision_state': 'active'}, {'maintenance': True},
-                   {'retired': True}, {'instance_uuid': db._new_uuid()},
+                   {'retired': True}, {'instance_uuid': db_rows.new_uuid()},
                    {'resource_class': 'silver'}):
         _node(**fields)
     taken = _node()
-    db.update(db.NODES, taken['id'],
-              {'allocation_id': _alloc(node_id=taken['id'])['id']})
+    db_nodes.ROWS.update(taken['id'], {
+        'allocation_id': _alloc(node_id=taken['id'])['id']})
 
     got = db_allocations.available_nodes('gold')
     assert sorted(r['uuid'] for r in got) == sorted(
@@ -63,19 +74,16 @@ def test_claim_node_gives_the_node_once(api):
     first = _alloc(traits=['CUSTOM_A'])
     second = _alloc()
     assert db_allocations.claim_node(first, n['id'])
-    node = db.get_node(n['id'])
-    assert node['allocation_id'] == first['id']
-    assert node['instance_uuid'] == first['uuid']
-    assert node['instance_info'] == {'image_source': 'img',
-                                     'traits': ['CUSTOM_A']}
-    row = db.get(A, first['id'], LookupError)
+    assert _claims(n['id']) == (first['id'], first['uuid'], {
+        'image_source': 'img', 'traits': ['CUSTOM_A']})
+    row = db_allocations.ROWS.get(first['id'])
     assert (row['node_id'], row['state'], row['last_error']) == (
         n['id'], 'active', None)
 
     # the node is taken: nothing changes for the second one
     assert not db_allocations.claim_node(second, n['id'])
-    assert db.get_node(n['id'])['allocation_id'] == first['id']
-    row = db.get(A, second['id'], LookupError)
+    assert db_nodes.get_node(n['id'])['allocation_id'] == first['id']
+    row = db_allocations.ROWS.get(second['id'])
     assert (row['node_id'], row['state']) == (None, 'allocating')
 
 
@@ -83,33 +91,116 @@ def test_claim_node_skips_a_locked_node(api):
     n = _node(reservation='host1')
     alloc = _alloc()
     assert not db_allocations.claim_node(alloc, n['id'])
-    assert db.get_node(n['id'])['allocation_id'] is None
+    assert db_nodes.get_node(n['id'])['allocation_id'] is None
 
 
-def test_backfill_node_keeps_the_instance_uuid(api):
-    instance = db._new_uuid()
+def test_backfill_keeps_the_instance_uuid(any_db_api):
+    instance = db_rows.new_uuid()
     n = _node(provision_state='active', instance_uuid=instance)
     alloc = _alloc(traits=[])
-    node = db.get_node(n['id'])
-    assert db_allocations.backfill_node(alloc, node)
-    node = db.get_node(n['id'])
-    assert (node['allocation_id'], node['instance_uuid']) == (
-        alloc['id'], instance)
-    assert node['instance_info'] == {'traits': []}
-    # the allocation row is the caller's to update
-    assert db.get(A, alloc['id'], LookupError)['node_id'] is None
+    db_allocations.backfill(alloc, n['id'])
+    assert _claims(n['id']) == (alloc['id'], instance, {'traits': []})
+    row = db_allocations.ROWS.get(alloc['id'])
+    assert (row['node_id'], row['state']) == (n['id'], 'active')
     # once only
-    assert not db_allocations.backfill_node(_alloc(), node)
+    with pytest.raises(exception.InvalidState) as e:
+        db_allocations.backfill(_alloc(), n['id'])
+    assert str(e.value) == 'Node %s already has an allocation' % n['uuid']
 
 
-def test_backfill_node_without_instance_takes_the_allocations(api):
+def test_backfill_without_instance_takes_the_allocations(any_db_api):
     n = _node(provision_state='active')
+    db_traits.set_node_traits(n['id'], ['CUSTOM_A'])
+    alloc = _alloc(traits=['CUSTOM_A'])
+    db_allocations.backfill(alloc, n['id'])
+    assert _claims(n['id']) == (alloc['id'], alloc['uuid'],
+                                {'traits': ['CUSTOM_A']})
+
+
+def test_backfill_names_every_mismatch(api):
+    n = _node(provision_state='available', resource_class='silver')
+    other = _node()
+    alloc = _alloc(traits=['CUSTOM_B'], candidate_nodes=[other['uuid']])
+    with pytest.raises(exception.InvalidState) as e:
+        db_allocations.backfill(alloc, n['id'])
+    assert str(e.value) == (
+        'Cannot backfill an allocation for node %s: Node must be in the '
+        '"active" state, but the current state is "available"; Resource '
+        'class silver does not match the requested resource class gold; '
+        'The node lacks the requested traits CUSTOM_B; Candidate nodes '
+        'must be empty or contain the target node, but got %s'
+        % (n['uuid'], other['uuid']))
+    assert _claims(n['id']) == (None, None, None)
+
+
+def test_backfill_leaves_a_locked_node_and_the_allocation(any_db_api):
+    n = _node(provision_state='active', reservation='host1')
     alloc = _alloc()
-    assert db_allocations.backfill_node(alloc, db.get_node(n['id']))
-    assert db.get_node(n['id'])['instance_uuid'] == alloc['uuid']
-    locked = _node(provision_state='active', reservation='host1')
-    assert not db_allocations.backfill_node(_alloc(),
-                                            db.get_node(locked['id']))
+    with pytest.raises(exception.NodeLocked):
+        db_allocations.backfill(alloc, n['id'])
+    assert _claims(n['id']) == (None, None, None)
+    row = db_allocations.ROWS.get(alloc['id'])
+    assert (row['node_id'], row['state']) == (None, 'allocating')
+
+
+def test_backfill_of_a_deleted_allocation_leaves_the_node(any_db_api):
+    """The node's half and the allocation's half are one transaction:
+    when the second finds no allocation (deleted meanwhile), the first
+    is rolled back, and the node has no allocation id left dangling."""
+    n = _node(provision_state='active', instance_info={'image': 'x'})
+    alloc = _alloc(traits=['CUSTOM_A'])
+    db_traits.set_node_traits(n['id'], ['CUSTOM_A'])
+    before = db_nodes.get_node(n['id'])
+    db_allocations.ROWS.delete(alloc['id'])
+    with pytest.raises(exception.AllocationNotFound) as e:
+        db_allocations.backfill(alloc, n['id'])
+    assert str(e.value) == ('Allocation %s could not be found.'
+                            % alloc['uuid'])
+    assert db_nodes.get_node(n['id']) == before
+    assert _claims(n['id']) == (None, None, {'image': 'x'})
+
+
+def test_backfill_of_a_missing_node(api):
+    with pytest.raises(exception.NodeNotFound):
+        db_allocations.backfill(_alloc(), 12345)
+
+
+def test_release_frees_the_node_and_deletes_the_allocation(any_db_api):
+    instance = db_rows.new_uuid()
+    kept = _node(provision_state='active', instance_uuid=instance)
+    freed = _node()
+    first, second = _alloc(), _alloc()
+    db_allocations.backfill(first, kept['id'])
+    assert db_allocations.claim_node(second, freed['id'])
+    db_nodes.ROWS.update(kept['id'], {'maintenance': True})
+    for alloc in (first, second):
+        db_allocations.release(db_allocations.ROWS.get(alloc['id']))
+        with pytest.raises(exception.AllocationNotFound):
+            db_allocations.ROWS.get(alloc['id'])
+    # an instance UUID that was not the allocation's stays
+    assert _claims(kept['id'])[:2] == (None, instance)
+    assert _claims(freed['id'])[:2] == (None, None)
+    # an allocation without a node just goes
+    alone = _alloc()
+    db_allocations.release(alone)
+    assert db_allocations.ROWS.list_page() == []
+
+
+@pytest.mark.parametrize('fields, error', [
+    ({'provision_state': 'active'}, exception.InvalidState),
+    ({'provision_state': 'available', 'reservation': 'host1'},
+     exception.NodeLocked),
+])
+def test_release_refused_changes_nothing(api, fields, error):
+    n = _node(provision_state='available')
+    alloc = _alloc()
+    assert db_allocations.claim_node(alloc, n['id'])
+    db_nodes.ROWS.update(n['id'], fields)
+    alloc = db_allocations.ROWS.get(alloc['id'])
+    with pytest.raises(error):
+        db_allocations.release(alloc)
+    assert _claims(n['id'])[:2] == (alloc['id'], alloc['uuid'])
+    assert db_allocations.ROWS.get(alloc['id'])['node_id'] == n['id']
 
 
 def test_uuids_by_id(api):

@@ -14,7 +14,6 @@ from baremetal.api.routing import route
 from baremetal.api.schemas import allocations as alloc_schema
 from baremetal.common import exception
 from baremetal.common import traits
-from baremetal.conductor import allocations as allocating
 from baremetal.db import allocations as db_allocations
 from baremetal.db import nodes as db_nodes
 from baremetal.db import rows as db_rows
@@ -160,7 +159,7 @@ def _create(req, values: dict, node_id: int | None) -> dict:
     row = db_allocations.ROWS.create(values)
     if node_id is not None:
         try:
-            allocating.backfill(row, node_id)
+            db_allocations.backfill(row, node_id)
         except Exception:
             db_allocations.ROWS.delete(row['id'])
             raise
@@ -212,7 +211,7 @@ def delete_allocation(req, ident):
 
 def _release(req, row: dict) -> None:
     with notify.crud(req, 'allocation', 'delete', row, _derive):
-        allocating.release(row)
+        db_allocations.release(row)
 
 
 def _node_allocation(req, node) -> dict:
