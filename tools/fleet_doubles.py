@@ -161,6 +161,10 @@ class RedfishFleet:
             def _send(self, status, body=None, headers=()):
                 data = json.dumps(body).encode() if body is not None \
                     else b''
+                # the answer is ready: the request is no longer in
+                # flight (counted before the client can have it, so its
+                # next request never overlaps this one in the count)
+                self._done()
                 self.send_response(status)
                 for k, v in headers:
                     self.send_header(k, v)
@@ -190,12 +194,19 @@ class RedfishFleet:
                     fleet.busy_total += 1
                     fleet.max_busy_total = max(fleet.max_busy_total,
                                                fleet.busy_total)
+                self._in_flight = port
                 try:
                     lo, hi = latency
                     if hi > 0:
                         time.sleep(random.uniform(lo, hi) / 1000.0)
                     self._answer(method, raw, error_rate)
                 finally:
+                    self._done()
+
+            def _done(self):
+                port, self._in_flight = \
+                    getattr(self, '_in_flight', None), None
+                if port is not None:
                     with fleet.lock:
                         fleet.busy[port] -= 1
                         fleet.busy_total -= 1

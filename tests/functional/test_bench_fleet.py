@@ -54,6 +54,8 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     # every BMC request was one the double serves
     assert result['bmc_unserved'] == {}, result['bmc_unserved']
     assert result['bmc_injected_errors'] == 0
+    # tasks (verify, deploy) and the power sync never meet at one BMC
+    assert result['bmc_max_concurrent_per_bmc'] == 1, result
     agents = result['agents']
     assert agents['heartbeat_errors'] == 0, result['agent_errors']
     assert result['agent_errors'] == []

@@ -172,7 +172,7 @@ def _fleet(**kw):
     spec = importlib.util.spec_from_file_location('fleet_doubles', path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.RedfishFleet(1, **kw)
+    return mod.RedfishFleet(kw.pop('systems', 1), **kw)
 
 
 def test_a_bmc_answering_server_errors_is_unavailable(conf):
@@ -211,6 +211,82 @@ def test_the_power_and_health_reads_of_a_sync_are_one_get(conf):
             ('power off', 'OK')
         assert len(fleet.gets['sys-00000']) == before + 3
     finally:
+        fleet.stop()
+
+
+def _reads(conf, jobs):
+    """Run each (read, node) job in a thread of its own, all at once."""
+    import threading
+    errors = []
+
+    def run(read, node):
+        try:
+            read(node, conf)
+        except Exception as e:     # reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=job) for job in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+
+
+def _fleet_node(fleet, sid, user='u'):
+    node = _node(fleet.address(sid))
+    node.driver_info.update(redfish_system_id=sid, redfish_username=user)
+    return node
+
+
+def test_a_bmc_gets_one_request_at_a_time_whoever_asks(conf):
+    # two systems behind one BMC, read at once through three
+    # connections (another user's credentials make another): a task's
+    # request and the power sync's read of a neighbour wait in turn
+    fleet = _fleet(systems=2, per_bmc=2, latency_ms=(40.0, 40.0))
+    try:
+        nodes = [_fleet_node(fleet, 'sys-00000'),
+                 _fleet_node(fleet, 'sys-00001'),
+                 _fleet_node(fleet, 'sys-00001', user='other')]
+        _reads(conf, [(read, n) for n in nodes for read in
+                      (client.system_fields, client.get_system)] * 2)
+        (port, _), = fleet.bmcs
+        assert len(fleet.gets['sys-00000']) >= 4
+        assert fleet.max_busy[port] == 1, fleet.max_busy
+    finally:
+        fleet.stop()
+
+
+def test_bmcs_are_not_held_up_by_each_other(conf):
+    fleet = _fleet(systems=3, per_bmc=1, latency_ms=(150.0, 150.0))
+    try:
+        _reads(conf, [(client.system_fields, _fleet_node(fleet, sid))
+                      for sid in ('sys-00000', 'sys-00001', 'sys-00002')]
+               * 2)
+        assert fleet.max_busy_total >= 2, fleet.max_busy_total
+        assert set(fleet.max_busy.values()) == {1}, fleet.max_busy
+    finally:
+        fleet.stop()
+
+
+def test_a_request_that_waits_too_long_for_its_bmc_is_an_error(conf):
+    conf.set_override('connection_timeout', 1, group='redfish')
+    conf.set_override('connection_attempts', 1, group='redfish')
+    fleet = _fleet()
+    try:
+        node = _fleet_node(fleet, 'sys-00000')
+        client.forget(client.parse(node, conf))
+        client.system_fields(node, conf)
+        gate = client._GATES[client.endpoint(node.driver_info)]
+        with gate.lock:     # another request in flight, never answered
+            with pytest.raises(exception.RedfishConnectionError) as e:
+                client.system_fields(node, conf)
+        text = str(e.value)
+        assert 'still busy with an earlier request' in text, text
+        assert fleet.address('sys-00000') in text, text
+        # the gate is open again: the next read goes through
+        assert client.system_fields(node, conf)['Id'] == 'sys-00000'
+    finally:
+        client.forget(client.parse(node, conf))
         fleet.stop()
 
 

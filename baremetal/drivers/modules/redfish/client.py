@@ -2,9 +2,12 @@
 
 One ``sushy.Sushy`` connection per (address, credentials, verify, auth
 type) is kept and reused (sessions included), in a small LRU of
-``[redfish] connection_cache_size``.  Every sushy error becomes a
-``RedfishError``/``RedfishConnectionError`` whose message says what was
-asked of which BMC, so it reads well in ``last_error``.
+``[redfish] connection_cache_size``.  A BMC gets one HTTP request at a
+time from this process, whoever asks (a task, the power sync, sensor
+data): every connection to one endpoint shares a gate.  Every sushy
+error becomes a ``RedfishError``/``RedfishConnectionError`` whose
+message says what was asked of which BMC, so it reads well in
+``last_error``.
 """
 
 import collections
@@ -14,6 +17,7 @@ import json
 import os
 import threading
 import urllib.parse
+import weakref
 
 from oslo_log import log
 
@@ -102,6 +106,53 @@ def endpoint(driver_info: dict) -> tuple | None:
     return ('redfish', u.scheme.lower(), u.hostname.lower(), port)
 
 
+class _Gate:
+    """The lock every connection to one BMC endpoint takes around each
+    HTTP request (a connection holds its gate; the gate goes when the
+    last connection to its BMC does)."""
+
+    __slots__ = ('lock', '__weakref__')
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+_GATES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(key) -> _Gate:
+    with _GATES_LOCK:
+        gate = _GATES.get(key)
+        if gate is None:
+            gate = _GATES[key] = _Gate()
+        return gate
+
+
+def _gated(session, gate: _Gate, address: str, wait: float) -> None:
+    """Make ``session`` take ``gate`` around each request.  sushy's
+    retries and pauses run between requests, outside the gate.  A
+    request that waits longer than ``wait`` for the BMC to finish
+    another fails as a connection error saying so (the power sync backs
+    off from the BMC)."""
+    import requests
+
+    send = session.request
+
+    def request(*args, **kwargs):
+        if not gate.lock.acquire(timeout=wait):
+            raise requests.exceptions.RequestException(
+                'the BMC at %s is still busy with an earlier request '
+                'after %d seconds' % (address, wait))
+        try:
+            return send(*args, **kwargs)
+        finally:
+            gate.lock.release()
+
+    session.request = request
+    session.baremetal_gate = gate
+
+
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
@@ -124,6 +175,13 @@ def _connect(info: Info, conf):
         default_request_timeout=r.connection_timeout,
         connect_timeout=min(r.connection_timeout, 10))
     _read_environment_once(conn, info)
+    session = getattr(conn, '_session', None)
+    if session is not None:
+        # one request in flight per BMC: a request waits for one in
+        # flight (up to its timeout) and one more for good measure
+        _gated(session, _gate(endpoint({'redfish_address': info.address})
+                              or info.address),
+               info.address, 2.0 * r.connection_timeout)
     root = sushy.Sushy(
         info.address, connector=conn,
         auth=cls(username=info.username, password=info.password))
