@@ -21,7 +21,7 @@ from baremetal.api import hardware as api_hardware
 from baremetal.common import state_machine
 from baremetal.conductor import rpcapi
 from baremetal.conductor import service
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from baremetal.db import migration
 from baremetal.db import models
 
@@ -95,7 +95,7 @@ class Harness:
             engine = sa.create_engine(url)
             assert migration.create_schema(engine)
             engine.dispose()
-        db.configure(url)
+        db_engine.configure(url)
         self.conductor = service.Conductor(CONF)
         self.conductor.register()
         self.rpc = rpcapi.ConductorAPI(CONF, local=self.conductor)
@@ -108,8 +108,8 @@ class Harness:
         self.conductor.workers.wait_idle(10)
         self.conductor.workers.shutdown(wait=False)
         self.conductor.periodic_pool.shutdown(wait=False)
-        db.close_connections()
-        db.engine().dispose()
+        db_engine.close_connections()
+        db_engine.engine().dispose()
         self.conductor.step_poller.stop()
         for k in list(FAKE_ONLY) + self._overrides + [
                 'state_path', 'conductor.file_url_allowed_paths']:

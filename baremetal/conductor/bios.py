@@ -2,7 +2,7 @@
 
 from oslo_log import log
 
-from baremetal.db import api as db
+from baremetal.db import bios as db_bios
 
 LOG = log.getLogger(__name__)
 
@@ -21,12 +21,12 @@ def cache(task, strict: bool = False) -> None:
         return
     if settings is None:
         return
-    reg = db.BIOS_REGISTRY_FIELDS
+    reg = db_bios.BIOS_REGISTRY_FIELDS
     wanted = sorted((s['name'], None if s.get('value') is None
                      else str(s['value'])) + tuple(s.get(k) for k in reg)
                     for s in settings)
     stored = [(s['name'], s['value']) + tuple(s[k] for k in reg)
-              for s in db.bios_settings(task.node.id)]
+              for s in db_bios.bios_settings(task.node.id)]
     if wanted != stored:
         # writes are serialised (SQLite): only when something changed
-        db.replace_bios_settings(task.node.id, settings)
+        db_bios.replace_bios_settings(task.node.id, settings)

@@ -11,7 +11,7 @@ import threading
 import time
 
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
 
 
 def _hash(key: str) -> int:
@@ -60,7 +60,7 @@ class RingManager:
         if rings is not None and now - self._built < self._ttl:
             return rings
         c = self.conf.conductor
-        live = db.live_conductors(c.heartbeat_timeout)
+        live = db_conductors.live_conductors(c.heartbeat_timeout)
         hosts: dict[tuple[str, str], set[str]] = {}
         for cond in live:
             for hw in cond['drivers'] or []:

@@ -8,7 +8,7 @@ from baremetal.common import exception
 from baremetal.common import states
 from baremetal.conductor import firmware
 from baremetal.conductor import inspection_rules
-from baremetal.db import api as db
+from baremetal.db import rows as db_rows
 from baremetal.objects import inventory as inventory_store
 
 LOG = log.getLogger(__name__)
@@ -16,7 +16,7 @@ LOG = log.getLogger(__name__)
 
 def start(task) -> None:
     node = task.node
-    node.inspection_started_at = db.utcnow()
+    node.inspection_started_at = db_rows.utcnow()
     node.inspection_finished_at = None
     node.last_error = None
     try:
@@ -30,7 +30,7 @@ def start(task) -> None:
     if result == states.INSPECTWAIT:
         task.process_event('wait')
         return
-    node.inspection_finished_at = db.utcnow()
+    node.inspection_finished_at = db_rows.utcnow()
     # what the hardware runs now (a failure to read is only logged)
     firmware.cache(task)
     task.process_event('done')
@@ -60,7 +60,7 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
         LOG.error(node.last_error)
         task.process_event('fail')
         return
-    node.inspection_finished_at = db.utcnow()
+    node.inspection_finished_at = db_rows.utcnow()
     firmware.cache(task)
     task.process_event('done')
     LOG.info('Node %s: in-band inspection finished', node.uuid)

@@ -26,8 +26,8 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import inspection_rules as rules
 from baremetal.common import traits as traits_mod
-from baremetal.db import api as db
 from baremetal.db import inspection_rules as db_inspection_rules
+from baremetal.db import traits as db_traits
 
 LOG = log.getLogger(__name__)
 
@@ -219,11 +219,11 @@ def _unset_capability(task, name) -> None:
 def _add_trait(task, name) -> None:
     if not traits_mod.is_valid(name):
         raise ActionError(traits_mod.describe(name))
-    db.add_node_trait(task.node.id, name)
+    db_traits.add_node_trait(task.node.id, name)
 
 
 def _remove_trait(task, name) -> None:
-    if not db.delete_node_trait(task.node.id, name):
+    if not db_traits.delete_node_trait(task.node.id, name):
         LOG.warning('Node %s: inspection rule removes trait %s, which '
                     'the node does not have', task.node.uuid, name)
 

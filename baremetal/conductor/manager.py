@@ -28,7 +28,7 @@ from baremetal.conductor import servicing
 from baremetal.conductor import step_runner
 from baremetal.conductor import steps as steps_mod
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
+from baremetal.db import rows as db_rows
 from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import http_files
 from baremetal.drivers.modules import image_cache
@@ -477,10 +477,10 @@ class ConductorManager:
             if agent_status:
                 info['agent_status'] = agent_status
                 info['agent_status_message'] = agent_status_message
-            info['agent_last_heartbeat'] = db.utcnow().isoformat()
+            info['agent_last_heartbeat'] = db_rows.utcnow().isoformat()
             if node.provision_state in state_machine.WAIT_STATES:
                 # a live agent: the callback timeout starts again
-                node.provision_updated_at = db.utcnow()
+                node.provision_updated_at = db_rows.utcnow()
             task.driver.deploy.heartbeat(task, callback_url, agent_version)
 
     @staticmethod

@@ -20,7 +20,7 @@ from oslo_log import log
 
 from baremetal.common import notifications
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import traits as db_traits
 from baremetal.objects import payloads
 
 LOG = log.getLogger(__name__)
@@ -59,7 +59,7 @@ def send(task, payload_name: str, action: str, status: str, level: str,
     try:
         if row is None:
             row = task.node.as_dict()
-        traits = db.traits_for_nodes([row['id']]).get(row['id'], [])
+        traits = db_traits.traits_for_nodes([row['id']]).get(row['id'], [])
         payload = payloads.node(payload_name, row, traits, **extra)
         notifications.emit(notifications.CONDUCTOR,
                            payloads.event_type('node', action, status),

@@ -16,10 +16,10 @@ from baremetal.conductor import bmc_lanes
 from baremetal.conductor import power
 from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
-from baremetal.db import nodes as db_nodes
 from baremetal.db import events as db_events
+from baremetal.db import nodes as db_nodes
 from baremetal.db import power_sync as db_power_sync
+from baremetal.db import rows as db_rows
 
 LOG = log.getLogger(__name__)
 
@@ -42,9 +42,9 @@ def _mine(conductor, rows):
 def check_timeouts(conductor) -> int:
     """Nodes in a wait state past their callback timeout -> *FAIL."""
     conf = conductor.conf.conductor
-    now = db.utcnow()
+    now = db_rows.utcnow()
     failed = 0
-    rows = db.nodes_in_states(_TIMEOUTS, extra=(db_nodes.unreserved(),))
+    rows = db_nodes.nodes_in_states(_TIMEOUTS, extra=(db_nodes.unreserved(),))
     for row in _mine(conductor, rows):
         limit = getattr(conf, _TIMEOUTS[row['provision_state']])
         if not limit or not row['provision_updated_at']:
@@ -86,8 +86,8 @@ def poll_async_steps(conductor) -> None:
     """Ask drivers whose step the node waits on whether it finished.
     The poll runs under a shared lock (a hardware or agent slow to answer
     locks nobody out); the lock is taken only to resume."""
-    rows = db.nodes_in_states(tuple(_BY_WAIT),
-                              extra=(db_nodes.unreserved(),))
+    rows = db_nodes.nodes_in_states(tuple(_BY_WAIT),
+                                    extra=(db_nodes.unreserved(),))
     for row in _mine(conductor, rows):
         try:
             with task_manager.acquire(conductor, row['id'], shared=True,
@@ -199,7 +199,7 @@ def purge_events(conductor) -> int:
     [events]retention_hours and beyond [events]max_events (any conductor
     may: deleting what another already deleted is harmless)."""
     ev = conductor.conf.events
-    older = (db.utcnow() - datetime.timedelta(hours=ev.retention_hours)
+    older = (db_rows.utcnow() - datetime.timedelta(hours=ev.retention_hours)
              if ev.retention_hours else None)
     gone = db_events.purge(older, ev.max_events or None)
     if gone:

@@ -37,7 +37,7 @@ from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import notifications
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 
 LOG = log.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class SensorSender:
         self.pool.shutdown(wait=False)
 
     def nodes(self) -> list[dict]:
-        rows = db.nodes_for_sensors(
+        rows = db_nodes.nodes_for_sensors(
             only_active=not self.conf.enable_for_undeployed_nodes)
         out = []
         for row in rows:

@@ -15,7 +15,8 @@ from baremetal.conductor import workflows
 from baremetal.conductor import step_polling
 from baremetal.conductor import step_runner
 from baremetal.conductor import workers
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
+from baremetal.db import reservations as db_reservations
 from baremetal.drivers import registry as registry_mod
 
 LOG = log.getLogger(__name__)
@@ -52,15 +53,15 @@ class Conductor:
 
     # ---- membership ----
     def register(self) -> None:
-        self.record = db.register_conductor(self.host, self.group,
-                                            self.registry.offered())
+        self.record = db_conductors.register_conductor(
+            self.host, self.group, self.registry.offered())
         self.rings.reset()
         LOG.info('Conductor %s registered (group "%s", hardware types %s)',
                  self.host, self.group,
                  ', '.join(sorted(self.registry.hardware_types)))
 
     def heartbeat(self) -> None:
-        if not db.touch_conductor(self.host):
+        if not db_conductors.touch_conductor(self.host):
             LOG.warning('Conductor %s was missing from the database; '
                         'registering again', self.host)
             self.register()
@@ -97,8 +98,8 @@ class Conductor:
                 LOG.warning('Conductor %s: work still running after %ss; '
                             'its nodes will be taken over', self.host,
                             timeout)
-        db.unregister_conductor(self.host)
-        released = db.release_reservations_of([self.host])
+        db_conductors.unregister_conductor(self.host)
+        released = db_reservations.release_reservations_of([self.host])
         for row in released:
             LOG.warning('Node %s: released at shutdown while "%s"',
                         row['uuid'], row['provision_state'])

@@ -23,8 +23,9 @@ from baremetal.common import states
 from baremetal.conductor import cleaning
 from baremetal.conductor import step_runner
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
 from baremetal.db import nodes as db_nodes
+from baremetal.db import reservations as db_reservations
 
 LOG = log.getLogger(__name__)
 
@@ -37,18 +38,18 @@ def run(conductor) -> None:
     """Release reservations of dead conductors, then recover the nodes
     left in active states that the ring gives to us."""
     timeout = conductor.conf.conductor.heartbeat_timeout
-    dead = set(db.dead_conductor_hosts(timeout)) - {conductor.host}
+    dead = set(db_conductors.dead_conductor_hosts(timeout)) - {conductor.host}
     if conductor.first_takeover:
         # nodes we held before a restart: nobody works on them now
         dead.add(conductor.host)
-    released = db.release_reservations_of(dead)
+    released = db_reservations.release_reservations_of(dead)
     conductor.first_takeover = False
     for row in released:
         LOG.warning('Node %s: released reservation of dead conductor %s',
                     row['uuid'], row['reservation'])
     if dead:
         conductor.rings.reset()
-    rows = db.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
+    rows = db_nodes.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
     for row in rows:
         try:
             if not conductor.owns(row):

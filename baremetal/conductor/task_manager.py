@@ -30,8 +30,10 @@ from baremetal.common import step_timings
 from baremetal.conductor import inspection_rules
 from baremetal.conductor import notify
 from baremetal.conductor import power
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.db import ports as db_ports
+from baremetal.db import reservations as db_reservations
+from baremetal.db import rows as db_rows
 from baremetal import objects
 from baremetal.objects import history
 
@@ -55,10 +57,11 @@ class TaskManager:
         if node_row is not None:
             row = node_row
         elif shared:
-            row = db.get_node(node_id)
+            row = db_nodes.get_node(node_id)
         else:
-            row = node_locks.retrying(self.lock_wait, db.reserve_node,
-                                      conductor.host, node_id)
+            row = node_locks.retrying(
+                self.lock_wait, db_reservations.reserve_node,
+                conductor.host, node_id)
         self.node = objects.Node(row)
         self._spawn: tuple[Callable, tuple, dict] | None = None
         self._ports: list | None = None
@@ -91,8 +94,9 @@ class TaskManager:
             return
         pending = self.node.changes()
         with metrics.lock_upgrade():
-            row = node_locks.retrying(self.lock_wait, db.reserve_node,
-                                      self.conductor.host, self.node.id)
+            row = node_locks.retrying(
+                self.lock_wait, db_reservations.reserve_node,
+                self.conductor.host, self.node.id)
         self.node = objects.Node(row)
         for k, v in pending.items():
             setattr(self.node, k, v)
@@ -106,7 +110,8 @@ class TaskManager:
             return
         values = self.node.changes() if save else {}
         # DatabaseUnavailable leaves the task unreleased (see _release_later)
-        released = db.release_node(self.conductor.host, self.node.id, values)
+        released = db_reservations.release_node(
+            self.conductor.host, self.node.id, values)
         self.released = True
         if self._notes:
             notify.flush(self, saved=save)
@@ -150,7 +155,7 @@ class TaskManager:
         elif not (event in state_machine.KEEP_TARGET_EVENTS
                   and node.target_provision_state):
             node.target_provision_state = state_machine.target_of(new)
-        node.provision_updated_at = db.utcnow()
+        node.provision_updated_at = db_rows.utcnow()
         if last_error is not ...:
             node.last_error = last_error
         if notifications.ON:

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 
 from baremetal.common import states
-from baremetal.db import api as db
+from baremetal.db import engine
+from baremetal.db import nodes as db_nodes
 
-N = db.NODES
+N = db_nodes.NODES
 
 
 class _SQLite:
@@ -89,11 +90,11 @@ _DIALECTS = {'sqlite': _SQLite, 'postgresql': _PostgreSQL}
 
 def usable() -> bool:
     """Whether the database writes JSON here (SQLite, PostgreSQL)."""
-    return db.engine().dialect.name in _DIALECTS
+    return engine.engine().dialect.name in _DIALECTS
 
 
 def dialect() -> str:
-    return db.engine().dialect.name
+    return engine.engine().dialect.name
 
 
 def _value(sql, field: str, hide_available: bool, date_fields,
@@ -140,7 +141,7 @@ def node_text(written: list[str], *, hide_available: bool,
     keys, the separators, the tail; a bound parameter) and the values.
     A chain of ``||`` copied the growing text at each step (quadratic:
     3 ms of a detail page of 200 nodes on SQLite)."""
-    sql = _DIALECTS[db.engine().dialect.name]
+    sql = _DIALECTS[engine.engine().dialect.name]
     # the text: segments[0] value[0] segments[1] value[1] ...
     segments, values = ['{' if whole else ''], []
 

@@ -1,16 +1,24 @@
 """SQL is built in baremetal/db/ only, and no table leaves it: a module
 anywhere else that imports SQLAlchemy (even for annotations only),
 reads a table's columns (``table.c``) or a table (``x.table``), takes a
-database connection to run statements on, names a table of db.api
-(``db.T``, ``db.NODES``, ...), imports db.models, or calls db.api's
-generic row calls that take a table (``db.get``, ``db.query``,
-``db.create``, ``db.update``, ``db.delete``, ``db.count``) fails this
-test.  Callers use the named functions of db/ (``db.ports.of_node``,
-``db.history.add``, ...) or a resource's ``Rows`` (``db.ports.ROWS``).
+database connection to run statements on, names a table a db module
+holds (``db_nodes.NODES``, ``from baremetal.db.traits import TRAITS``),
+imports db.models, or calls db.rows's generic row calls that take a
+table (``db_rows.get``, ``query``, ``create``, ``update``, ``delete``,
+``count``) fails this test.  Callers use the named functions of db/
+(``db.ports.of_node``, ``db.history.add``, ...) or a resource's
+``Rows`` (``db.ports.ROWS``).
 """
 
 import ast
+import functools
+import importlib
 import os
+import pkgutil
+
+import sqlalchemy as sa
+
+import baremetal.db
 
 PKG = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'baremetal')
@@ -19,9 +27,7 @@ PKG = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 _CONNECTION_CALLS = {'reader', 'writer', 'single', 'engine'}
 # what runs a statement on a connection
 _STATEMENT_CALLS = {'execute', 'exec_driver_sql'}
-# db.api's tables, and its generic calls that take one
-_TABLES = {'T', 'NODES', 'PORTS', 'PORTGROUPS', 'TRAITS', 'CONDUCTORS',
-           'HW_IFACES', 'BIOS'}
+# db.rows's generic calls, which take a table
 _TABLE_CALLS = {'get', 'query', 'create', 'update', 'delete', 'count'}
 
 # Modules outside db/ that may still build SQL or hold a table, each
@@ -41,17 +47,33 @@ def _modules():
                 yield os.path.relpath(path, PKG).replace(os.sep, '/'), path
 
 
-def _api_aliases(tree) -> set:
-    """The names this module binds to baremetal.db.api."""
-    out = set()
+@functools.cache
+def _tables() -> dict[str, frozenset[str]]:
+    """For each module of baremetal/db/, the names it binds to a table
+    (or to a dict of tables, as ``T``)."""
+    out = {}
+    for info in pkgutil.iter_modules(baremetal.db.__path__):
+        mod = importlib.import_module('baremetal.db.' + info.name)
+        out[info.name] = frozenset(
+            name for name, value in vars(mod).items()
+            if isinstance(value, sa.Table) or (
+                isinstance(value, dict) and value and all(
+                    isinstance(v, sa.Table) for v in value.values())))
+    return out
+
+
+def _db_aliases(tree) -> dict[str, str]:
+    """The names this module binds to baremetal/db/ modules, each with
+    the module's name (``{'db_nodes': 'nodes'}``)."""
+    out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and \
                 node.module == 'baremetal.db':
-            out.update(a.asname or a.name for a in node.names
-                       if a.name == 'api')
+            out.update((a.asname or a.name, a.name) for a in node.names)
         elif isinstance(node, ast.Import):
-            out.update(a.asname for a in node.names
-                       if a.name == 'baremetal.db.api' and a.asname)
+            out.update((a.asname, a.name.rsplit('.', 1)[1])
+                       for a in node.names
+                       if a.name.startswith('baremetal.db.') and a.asname)
     return out
 
 
@@ -67,8 +89,12 @@ def _import_uses(node, line: int) -> list[str]:
         if module == 'baremetal.db' and any(a.name == 'models'
                                             for a in node.names):
             return ['%d: imports baremetal.db.models' % line]
-        if module in ('baremetal.db.api', 'baremetal.db.models'):
+        if module == 'baremetal.db.models':
             return ['%d: imports from %s' % (line, module)]
+        if module.startswith('baremetal.db.'):
+            tables = _tables().get(module.rsplit('.', 1)[1], ())
+            return ['%d: imports a table (%s.%s)' % (line, module, a.name)
+                    for a in node.names if a.name in tables]
     return []
 
 
@@ -81,7 +107,10 @@ def sql_uses(source: str) -> list[str]:
     each."""
     found = []
     tree = ast.parse(source)
-    api = _api_aliases(tree)
+    aliases = _db_aliases(tree)
+    engines = {'db', 'db_engine', 'engine'} | {
+        a for a, m in aliases.items() if m == 'engine'}
+    rows = {a for a, m in aliases.items() if m == 'rows'}
     for node in ast.walk(tree):
         line = getattr(node, 'lineno', 0)
         found += _import_uses(node, line)
@@ -90,7 +119,9 @@ def sql_uses(source: str) -> list[str]:
                 found.append('%d: reads table columns (.c)' % line)
             elif node.attr == 'table':
                 found.append('%d: reads a table (.table)' % line)
-            elif node.attr in _TABLES and _owner_is(node.value, api):
+            elif isinstance(node.value, ast.Name) and \
+                    node.attr in _tables().get(
+                        aliases.get(node.value.id), ()):
                 found.append('%d: names a table (%s.%s)'
                              % (line, node.value.id, node.attr))
         if isinstance(node, ast.Call) and \
@@ -99,11 +130,10 @@ def sql_uses(source: str) -> list[str]:
             owner = node.func.value
             if name in _STATEMENT_CALLS:
                 found.append('%d: runs a statement (.%s)' % (line, name))
-            elif name in _CONNECTION_CALLS and \
-                    _owner_is(owner, {'db', 'db_engine', 'engine'} | api):
+            elif name in _CONNECTION_CALLS and _owner_is(owner, engines):
                 found.append('%d: takes a connection (%s.%s)'
                              % (line, owner.id, name))
-            elif name in _TABLE_CALLS and _owner_is(owner, api):
+            elif name in _TABLE_CALLS and _owner_is(owner, rows):
                 found.append('%d: passes a table (%s.%s)'
                              % (line, owner.id, name))
     return sorted(set(found), key=lambda s: (int(s.split(':')[0]), s))
@@ -148,32 +178,40 @@ def test_detects_what_builds_sql():
 
 
 def test_detects_tables_passed_around():
-    src = ('from baremetal.db import api as db\n'
-           'C = db.T["chassis"]\n'
-           'row = db.get(db.PORTS, ident, NotFound)\n'
-           'db.update(C, 1, {})\n'
+    src = ('from baremetal.db import nodes as db_nodes\n'
+           'C = db_nodes.T["chassis"]\n'
+           'from baremetal.db import rows\n'
+           'row = rows.get(db_nodes.NODES, ident, NotFound)\n'
+           'rows.update(C, 1, {})\n'
            'kind = columns.kind(record.table, "x")\n'
            'from baremetal.db import models\n'
-           'from baremetal.db.api import NODES\n')
+           'from baremetal.db.traits import TRAITS, traits_for_nodes\n'
+           'import baremetal.db.ports as p\n'
+           'p.P\n')
     assert sql_uses(src) == [
-        '2: names a table (db.T)', '3: names a table (db.PORTS)',
-        '3: passes a table (db.get)', '4: passes a table (db.update)',
-        '5: reads a table (.table)', '6: imports baremetal.db.models',
-        '7: imports from baremetal.db.api'], sql_uses(src)
-    # whatever name db.api is bound to
-    assert sql_uses('from baremetal.db import api\n'
-                    'api.query(api.NODES)\n') == [
-        '2: names a table (api.NODES)', '2: passes a table (api.query)']
+        '2: names a table (db_nodes.T)',
+        '4: names a table (db_nodes.NODES)', '4: passes a table (rows.get)',
+        '5: passes a table (rows.update)', '6: reads a table (.table)',
+        '7: imports baremetal.db.models',
+        '8: imports a table (baremetal.db.traits.TRAITS)',
+        '10: names a table (p.P)'], sql_uses(src)
+
+
+def test_the_tables_db_modules_hold_are_known():
+    assert {'NODES', 'N', 'T'} <= _tables()['nodes']
+    assert 'TABLES' in _tables()['models']
+    assert 'ROWS' not in _tables()['nodes']
 
 
 def test_named_db_functions_are_not_sql():
-    src = ('from baremetal.db import api as db\n'
+    src = ('from baremetal.db import nodes as db_nodes\n'
            'from baremetal.db import ports as db_ports\n'
+           'from baremetal.db import rows as db_rows\n'
            'rows = db_ports.of_node(node_id)\n'
            'row = db_ports.ROWS.get(ident)\n'
            'db_ports.ROWS.update(row["id"], {})\n'
-           'node = db.get_node(ident)\n'
-           'ok = db.is_uuid_like(ident)\n')
+           'node = db_nodes.get_node(ident)\n'
+           'ok = db_rows.is_uuid_like(ident)\n')
     assert sql_uses(src) == []
 
 

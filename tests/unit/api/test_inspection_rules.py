@@ -346,8 +346,8 @@ def test_patch_sensitive_cannot_be_unset(api):
     status, out, _ = _patch(api, r['uuid'], [
         {'op': 'replace', 'path': '/actions/0/args/msg', 'value': 'y'}])
     assert status == 200, out
-    from baremetal.db import api as db
-    row = db.get(db.T['inspection_rules'], r['uuid'], KeyError)
+    from baremetal.db import inspection_rules as db_inspection_rules
+    row = db_inspection_rules.ROWS.get(r['uuid'])
     assert row['actions'] == [{'op': 'log', 'args': {'msg': 'y'}}]
     assert row['conditions'] == COND
 

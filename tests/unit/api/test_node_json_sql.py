@@ -8,7 +8,8 @@ import datetime
 import pytest
 
 from baremetal.api.controllers.v1 import node_json_sql
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from tests import harness
 from tests import services
 
@@ -50,17 +51,17 @@ def _shapes(api):
     api.request('PATCH', '/v1/nodes/maint', [
         {'op': 'replace', 'path': '/maintenance', 'value': True}])
     # dates with and without a fraction of a second
-    db.update(db.NODES, db.get_node('maint')['id'], {
+    db_rows.update(db_nodes.NODES, db_nodes.get_node('maint')['id'], {
         'provision_updated_at': datetime.datetime(2026, 1, 2, 3, 4, 5),
         'inspection_started_at': datetime.datetime(2026, 1, 2, 3, 4, 5,
                                                    60)})
     # stored JSON fields: the agent's token (masked at the top level
     # only), an array, nothing stored
-    db.update(db.NODES, db.get_node('maint')['id'], {
+    db_rows.update(db_nodes.NODES, db_nodes.get_node('maint')['id'], {
         'driver_internal_info': {'agent_secret_token': 's3cret',
                                  'deep': {'agent_secret_token': 'kept'}},
         'extra': ['agent_secret_token', 1], 'properties': None})
-    db.update(db.NODES, db.get_node('avail')['id'], {
+    db_rows.update(db_nodes.NODES, db_nodes.get_node('avail')['id'], {
         'driver_internal_info': {'note': '"agent_secret_token"'}})
     return full, avail, maint
 

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from baremetal.db import nodes as db_nodes
+from baremetal.db import reservations as db_reservations
 from tests import harness
 
 
@@ -105,23 +107,23 @@ def test_allocation_waits_for_a_node_locked_for_a_moment(api):
     lock is gone, as Ironic's allocation waits for a node; one locked for
     longer than [conductor]node_locked_retry_* allow fails with the
     error."""
-    from baremetal.db import api as db
     # a wait of 1 s (the unit tests' default is 0.1 s)
     harness.CONF.set_override('node_locked_retry_interval', 0.5,
                               group='conductor')
     try:
-        _allocation_waits(api, db)
+        _allocation_waits(api)
     finally:
         harness.CONF.set_override('node_locked_retry_interval', 0.05,
                                   group='conductor')
 
 
-def _allocation_waits(api, db):
+def _allocation_waits(api):
     n = api.make_available(resource_class='amber')
     row = api.node(n['uuid'])
-    nid = db.get_node(row['uuid'])['id']
-    assert db.reserve_node('other-host', nid)
-    threading.Timer(0.3, db.release_node, ('other-host', nid, {})).start()
+    nid = db_nodes.get_node(row['uuid'])['id']
+    assert db_reservations.reserve_node('other-host', nid)
+    threading.Timer(0.3, db_reservations.release_node,
+                    ('other-host', nid, {})).start()
     status, alloc, _ = api.request('POST', '/v1/allocations', {
         'resource_class': 'amber'})
     assert status == 201, alloc
@@ -132,7 +134,7 @@ def _allocation_waits(api, db):
                                % alloc['uuid'])
     assert status == 204
     # held past the wait: the allocation fails
-    assert db.reserve_node('other-host', nid)
+    assert db_reservations.reserve_node('other-host', nid)
     try:
         status, alloc, _ = api.request('POST', '/v1/allocations', {
             'resource_class': 'amber'})
@@ -140,7 +142,7 @@ def _allocation_waits(api, db):
         assert alloc['state'] == 'error', alloc
         assert 'No available nodes' in alloc['last_error']
     finally:
-        db.release_node('other-host', nid, {})
+        db_reservations.release_node('other-host', nid, {})
 
 
 def test_allocation_picks_a_matching_node(api):

@@ -5,7 +5,7 @@ and hidden below it."""
 
 from oslo_context import context as oslo_context
 
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
 from baremetal.objects import history
 from tests import harness
 
@@ -56,7 +56,7 @@ def test_history_fields_at_their_versions(api):
 
 def test_history_names_the_user_and_project_of_the_request(api):
     u = api.create_node()['uuid']
-    row = db.get_node(u)
+    row = db_nodes.get_node(u)
     oslo_context.RequestContext(user_id='u-1', project_id='p-1')
     try:
         history.record_error(row, 'something broke', 'test-conductor')
@@ -70,7 +70,7 @@ def test_history_names_the_user_and_project_of_the_request(api):
 
 def test_history_list_cuts_long_events(api):
     u = api.create_node()['uuid']
-    history.record_error(db.get_node(u), 'x' * 300)
+    history.record_error(db_nodes.get_node(u), 'x' * 300)
     path = '/v1/nodes/%s/history' % u
     short = api.request('GET', path, version='1.115')[1]['history'][0]
     assert short['event'] == 'x' * 251 + '...'

@@ -2,7 +2,8 @@
 
 import pytest
 
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from tests import harness
 
 STEPS = '/v1/nodes/%s/cleaning/steps'
@@ -333,8 +334,8 @@ def test_async_step_finished_by_driver_poll(api):
     periodics.poll_async_steps(api.conductor)
     assert api.node(n['uuid'])['provision_state'] == 'clean wait'
     # the hardware finishes (the API refuses a PATCH in clean wait)
-    row = db.get_node(n['uuid'])
-    db.update(db.NODES, row['id'], {'driver_info': dict(
+    row = db_nodes.get_node(n['uuid'])
+    db_rows.update(db_nodes.NODES, row['id'], {'driver_info': dict(
         row['driver_info'],
         fake_async_done=['deploy.erase_devices_metadata'])})
     periodics.poll_async_steps(api.conductor)

@@ -9,9 +9,14 @@ from baremetal.conductor import periodics
 from baremetal.conductor import task_manager
 from baremetal.conductor import deployments
 from baremetal.conductor import steps as steps_mod
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
+from baremetal.db import traits as db_traits
 from tests import harness
 
+TEMPLATE_STEPS = models.TABLES['deploy_template_steps']
+TEMPLATES = models.TABLES['deploy_templates']
 DEFAULT_PLAN = [('deploy', 'deploy', 100), ('deploy', 'write_image', 80),
                 ('deploy', 'prepare_instance_boot', 60),
                 ('deploy', 'boot_instance', 20)]
@@ -129,10 +134,10 @@ def test_deploy_step_field_is_gated_at_1_44(api):
 
 
 def _add_template(name, steps):
-    t = db.create(db.T['deploy_templates'], {'name': name, 'extra': {}})
+    t = db_rows.create(TEMPLATES, {'name': name, 'extra': {}})
     for s in steps:
-        db.create(db.T['deploy_template_steps'],
-                  dict(s, deploy_template_id=t['id']))
+        db_rows.create(TEMPLATE_STEPS,
+                       dict(s, deploy_template_id=t['id']))
 
 
 def test_deploy_template_applied_through_the_instance_traits(api):
@@ -195,7 +200,7 @@ def test_template_steps_read_from_the_instance_traits(api):
                                 'step': 'delete_configuration',
                                 'priority': 50, 'args': {}}])
     n = api.create_node(instance_info={'traits': ['CUSTOM_X', 'CUSTOM_Y']})
-    db.set_node_traits(db.get_node(n['uuid'])['id'], ['CUSTOM_Z'])
+    db_traits.set_node_traits(db_nodes.get_node(n['uuid'])['id'], ['CUSTOM_Z'])
     with task_manager.acquire(api.conductor, n['uuid'],
                               shared=True) as task:
         assert deployments.template_steps(task) == [

@@ -1,6 +1,6 @@
 """Retirement rules at the API."""
 
-from baremetal.db import api as db
+from baremetal.db import reservations as db_reservations
 from tests import harness
 
 RETIRE = [{'op': 'replace', 'path': '/retired', 'value': True},
@@ -20,7 +20,7 @@ def test_retire_in_a_transient_state_when_not_locked(api):
 
 def test_retire_refused_while_locked(api):
     n = api.create_node()
-    db.reserve_node('busy-conductor', n['uuid'])
+    db_reservations.reserve_node('busy-conductor', n['uuid'])
     status, body, _ = api.request('PATCH', '/v1/nodes/%s' % n['uuid'],
                                   RETIRE)
     assert status == 409

@@ -7,7 +7,7 @@ import pytest
 
 from baremetal.common import exception
 from baremetal.conductor import task_manager
-from baremetal.db import api as db
+from baremetal.db import reservations as db_reservations
 from tests import harness
 
 
@@ -19,7 +19,7 @@ def test_exclusive_lock_is_atomic_one_of_many_wins(api):
     def grab(i):
         barrier.wait()
         try:
-            db.reserve_node('host-%d' % i, n['uuid'])
+            db_reservations.reserve_node('host-%d' % i, n['uuid'])
             winners.append(i)
         except exception.NodeLocked:
             losers.append(i)
@@ -35,7 +35,7 @@ def test_exclusive_lock_is_atomic_one_of_many_wins(api):
 
 def test_locked_node_answers_409_and_stays_as_it_was(api):
     n = api.create_node(name='locked')
-    db.reserve_node('other-conductor', n['uuid'])
+    db_reservations.reserve_node('other-conductor', n['uuid'])
     before = api.node(n['uuid'])
     for method, path, body in (
             ('PUT', '/v1/nodes/locked/states/provision',
@@ -71,8 +71,8 @@ def test_request_waits_for_a_lock_held_for_a_moment(tmp_path, method, path,
         'conductor.node_locked_retry_interval': 1.0})
     try:
         n = h.create_node(name='busy')
-        row = db.reserve_node('other-conductor', n['uuid'])
-        threading.Timer(0.3, db.release_node,
+        row = db_reservations.reserve_node('other-conductor', n['uuid'])
+        threading.Timer(0.3, db_reservations.release_node,
                         ('other-conductor', row['id'])).start()
         status, resp, _ = h.request(method, path.format(n=n['uuid']), body,
                                     version='1.60')
@@ -91,7 +91,7 @@ def test_request_gives_up_after_the_retries_and_periodics_do_not_wait(
         'conductor.node_locked_retry_interval': 0.2})
     try:
         n = h.create_node()
-        db.reserve_node('other-conductor', n['uuid'])
+        db_reservations.reserve_node('other-conductor', n['uuid'])
         t0 = time.monotonic()
         status, resp, _ = h.request('PUT', '/v1/nodes/%s/states/power'
                                     % n['uuid'], {'target': 'power on'})
@@ -164,9 +164,9 @@ def test_no_free_worker_is_503_and_the_node_is_untouched(api):
 
 
 def _flaky_release(monkeypatch, failures: int) -> list:
-    """db.release_node failing ``failures`` times as if the database had
-    gone away, then working; the calls it saw."""
-    real = db.release_node
+    """db_reservations.release_node failing ``failures`` times as if the
+    database had gone away, then working; the calls it saw."""
+    real = db_reservations.release_node
     calls = []
 
     def release_node(*args, **kwargs):
@@ -174,7 +174,7 @@ def _flaky_release(monkeypatch, failures: int) -> list:
         if len(calls) <= failures:
             raise exception.DatabaseUnavailable(reason='server restarting')
         return real(*args, **kwargs)
-    monkeypatch.setattr(db, 'release_node', release_node)
+    monkeypatch.setattr(db_reservations, 'release_node', release_node)
     return calls
 
 

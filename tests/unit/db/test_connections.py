@@ -8,54 +8,58 @@ import pytest
 import sqlalchemy as sa
 
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import conductors as db_conductors
 from baremetal.db import engine as db_engine
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
+
+NODES = db_nodes.NODES
 
 
 @pytest.fixture
 def opened(api):
     """Counts the DBAPI connections the engine opens from now on."""
     count = []
-    sa.event.listen(db.engine(), 'connect', lambda *a: count.append(1))
+    sa.event.listen(db_engine.engine(), 'connect', lambda *a: count.append(1))
     yield count
 
 
 def test_connections_are_reused(api, opened):
-    node = db.get_node(api.create_node(name='reuse')['uuid'])
+    node = db_nodes.get_node(api.create_node(name='reuse')['uuid'])
     for _ in range(50):
-        db.get_node(node['uuid'])
-        db.update(db.NODES, node['id'], {'extra': {'a': 1}})
+        db_nodes.get_node(node['uuid'])
+        db_rows.update(NODES, node['id'], {'extra': {'a': 1}})
     assert len(opened) <= 1
 
 
 def test_nested_block_gets_its_own_connection(api):
-    with db.writer() as outer:
-        with db.reader() as inner:
+    with db_engine.writer() as outer:
+        with db_engine.reader() as inner:
             assert inner is not outer
-    with db.reader() as a:
+    with db_engine.reader() as a:
         pass
-    with db.reader() as b:
+    with db_engine.reader() as b:
         assert b is a   # the one just given back
 
 
 def test_blocks_end_their_transactions(api):
-    node = db.get_node(api.create_node(name='tx')['uuid'])
-    with db.reader() as conn:
-        conn.execute(sa.select(db.NODES.c.id)).all()
+    node = db_nodes.get_node(api.create_node(name='tx')['uuid'])
+    with db_engine.reader() as conn:
+        conn.execute(sa.select(NODES.c.id)).all()
         assert conn.in_transaction()
     assert not conn.in_transaction()
 
     with pytest.raises(RuntimeError):
-        with db.writer() as conn:
-            conn.execute(db.NODES.update().where(
-                db.NODES.c.id == node['id']).values(name='changed'))
+        with db_engine.writer() as conn:
+            conn.execute(NODES.update().where(
+                NODES.c.id == node['id']).values(name='changed'))
             raise RuntimeError('abort')
     assert not conn.in_transaction()
-    assert db.get_node(node['uuid'])['name'] == 'tx'   # rolled back
+    assert db_nodes.get_node(node['uuid'])['name'] == 'tx'   # rolled back
 
     with pytest.raises(exception.DuplicateName):
-        db.create(db.NODES, {'name': 'tx', 'driver': 'fake-hardware'})
-    with db.reader() as again:
+        db_rows.create(NODES, {'name': 'tx', 'driver': 'fake-hardware'})
+    with db_engine.reader() as again:
         assert again is conn and not again.in_transaction()
 
 
@@ -64,10 +68,10 @@ def test_threads_use_separate_connections(api):
     seen, barrier = [], threading.Barrier(4)
 
     def work():
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             barrier.wait(5)
             seen.append(conn)
-            conn.execute(sa.select(db.NODES.c.id)).all()
+            conn.execute(sa.select(NODES.c.id)).all()
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
         t.start()
@@ -82,23 +86,23 @@ def test_server_database_connection_checked_after_idle(tmp_path,
     the server dropped meanwhile is replaced, not handed out."""
     from tests import services
     url = services.db_url('postgresql')
-    db.configure(url)
+    db_engine.configure(url)
     try:
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             pid = conn.exec_driver_sql('SELECT pg_backend_pid()').scalar()
-        with db.reader() as again:
+        with db_engine.reader() as again:
             assert again is conn            # kept, no ping needed
         admin = sa.create_engine(url, isolation_level='AUTOCOMMIT')
         with admin.connect() as a:
             a.exec_driver_sql('SELECT pg_terminate_backend(%d)' % pid)
         admin.dispose()
         monkeypatch.setattr(db_engine._open_auto, 'ping_after', 0.0)
-        with db.reader() as fresh:
+        with db_engine.reader() as fresh:
             assert fresh.exec_driver_sql(
                 'SELECT pg_backend_pid()').scalar() != pid
     finally:
-        db.close_connections()
-        db.engine().dispose()
+        db_engine.close_connections()
+        db_engine.engine().dispose()
 
 
 def test_registration_deadlock_is_retried(api, monkeypatch):
@@ -113,6 +117,7 @@ def test_registration_deadlock_is_retried(api, monkeypatch):
             raise db_exc.DBDeadlock()
         return real()
     monkeypatch.setattr(db_engine, 'writer', flaky)
-    db.register_conductor('deadlocked', '', [])
+    db_conductors.register_conductor('deadlocked', '', [])
     assert len(calls) == 2
-    assert 'deadlocked' in {c['hostname'] for c in db.list_conductors()}
+    assert 'deadlocked' in {c['hostname']
+                            for c in db_conductors.list_conductors()}

@@ -1,6 +1,6 @@
 """db/engine.py: what the other db modules learn from the configured
-engine.  (Its connections and blocks: test_connections.py and
-test_lost_database.py.)"""
+engine, and a database URL as the logs show it.  (Its connections and
+blocks: test_connections.py and test_lost_database.py.)"""
 
 from baremetal.db import engine as db_engine
 
@@ -22,3 +22,12 @@ def test_autocommit_on_postgresql_only(any_db_api):
     assert (db_engine.prepared_cache is not None) == (
         any_db_api.db_kind in ('sqlite', 'postgresql'))
     assert db_engine.events_in_python == (any_db_api.db_kind != 'sqlite')
+
+
+def test_safe_url_hides_the_password():
+    assert db_engine.safe_url(
+        'postgresql+psycopg2://bm:s3cret@db.example/bm') \
+        == 'postgresql+psycopg2://bm:***@db.example/bm'
+    assert db_engine.safe_url('sqlite:////var/lib/baremetal/bm.db') == \
+        'sqlite:////var/lib/baremetal/bm.db'
+    assert db_engine.safe_url('not a url') == '<database>'

@@ -7,11 +7,15 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 from baremetal.db import events
+from baremetal.db import nodes as db_nodes
+from baremetal.db import reservations as db_reservations
+from baremetal.db import rows as db_rows
 from tests import harness
 from tests import services
 
+NODES = db_nodes.NODES
 NOW = datetime.datetime(2026, 1, 2, 3, 4, 5)
 
 
@@ -89,28 +93,29 @@ def test_every_write_path_records_in_its_transaction(any_db_api):
              e['owner']) for e in created] == [
         ('node', 'created', node['uuid'], 'rc', 'p1')]
     start = events.last_id()
-    nid = db.get_node(node['uuid'])['id']
+    nid = db_nodes.get_node(node['uuid'])['id']
     # untracked: no event
-    assert db.update(db.NODES, nid, {'extra': {'a': 1}}) == 1
+    assert db_rows.update(NODES, nid, {'extra': {'a': 1}}) == 1
     assert events.last_id() == start
     # a conditional update that matches nothing: no event either
-    assert db.update(db.NODES, nid, {'power_state': 'power on'},
-                     where=(db.NODES.c.reservation == 'nobody',)) == 0
+    assert db_rows.update(NODES, nid, {'power_state': 'power on'},
+                          where=(NODES.c.reservation == 'nobody',)) == 0
     assert events.last_id() == start
-    assert db.update(db.NODES, nid, {'power_state': 'power on',
-                                     'owner': 'p2'}) == 1
+    assert db_rows.update(NODES, nid, {'power_state': 'power on',
+                                       'owner': 'p2'}) == 1
     # the lock's release saves the task's changes with their events
-    db.reserve_node('host-a', nid)
-    assert db.release_node('host-a', nid, {'fault': 'power failure'})
+    db_reservations.reserve_node('host-a', nid)
+    assert db_reservations.release_node('host-a', nid,
+                                        {'fault': 'power failure'})
     # a unique violation rolls the event back with the change
     other = api.create_node(name='n2')
     before = events.last_id()
     from baremetal.common import exception
     with pytest.raises(exception.DuplicateName):
-        db.update(db.NODES, db.get_node(other['uuid'])['id'],
-                  {'name': 'n1', 'power_state': 'power off'})
+        db_rows.update(NODES, db_nodes.get_node(other['uuid'])['id'],
+                       {'name': 'n1', 'power_state': 'power off'})
     assert events.last_id() == before
-    assert db.destroy_node(nid) == 1
+    assert db_nodes.destroy_node(nid) == 1
     got = events.after(start, 100)
     assert [(e['field'], e['old'], e['new']) for e in got] == [
         ('power_state', None, 'power on'), ('fault', None, 'power failure'),
@@ -125,8 +130,8 @@ def test_steps_and_maintenance_read_the_same_on_every_database(
         any_db_api):
     """SQLite writes the events with triggers, the others from Python:
     the same events either way."""
-    nid = db.create(db.NODES, {'driver': 'fake-hardware',
-                               'provision_state': 'enroll'})['id']
+    nid = db_rows.create(NODES, {'driver': 'fake-hardware',
+                                 'provision_state': 'enroll'})['id']
     start = events.last_id()
     a = {'interface': 'deploy', 'step': 'erase', 'priority': 10,
          'args': {'secret': 'x'}}
@@ -140,7 +145,7 @@ def test_steps_and_maintenance_read_the_same_on_every_database(
                    {'maintenance_reason': 'psu'},
                    {'maintenance': False, 'maintenance_reason': None},
                    {'health': 'OK', 'fault': 'clean failure'}):
-        assert db.update(db.NODES, nid, values) == 1
+        assert db_rows.update(NODES, nid, values) == 1
     got = [(e['field'], e['old'], e['new'], e['detail'])
            for e in events.after(start, 100)]
     sa_ = {'interface': 'deploy', 'step': 'erase', 'priority': 10}
@@ -159,12 +164,12 @@ def test_steps_and_maintenance_read_the_same_on_every_database(
         ('fault', None, 'clean failure', None),
         ('health', None, 'OK', None)]
     times = [e['created_at'] for e in events.after(start, 100)]
-    assert all(abs((t - db.utcnow()).total_seconds()) < 60 for t in times)
+    assert all(abs((t - db_rows.utcnow()).total_seconds()) < 60 for t in times)
 
 
 def test_filters_and_project_scope(api):
     def node(**fields):
-        return db.create(db.NODES, dict(driver='fake-hardware', **fields))
+        return db_rows.create(NODES, dict(driver='fake-hardware', **fields))
     a = node(resource_class='gold', owner='p1')
     b = node(conductor_group='g2', lessee='p1')
     c = node(owner='p3')
@@ -188,7 +193,7 @@ def test_purge_keeps_the_newest(api):
     assert events.purge(None, 2) == 3
     assert [e['id'] for e in events.after(0, 10)] == [4, 5]
     # by age: ids grow with time
-    with db.writer() as conn:
+    with db_engine.writer() as conn:
         conn.execute(events.EVENTS.update().where(events.EVENTS.c.id == 4)
                      .values(created_at=NOW))
     assert events.purge(NOW + datetime.timedelta(seconds=1), None) == 1
@@ -196,7 +201,7 @@ def test_purge_keeps_the_newest(api):
     # the newest always stays, whatever the options ask: the next id
     # goes on from it (on SQLite it is the rowid after the largest)
     assert events.purge(None, 0) == 0
-    with db.writer() as conn:
+    with db_engine.writer() as conn:
         conn.execute(events.EVENTS.update().values(created_at=NOW))
     assert events.purge(NOW + datetime.timedelta(seconds=1), 0) == 0
     assert [e['id'] for e in events.after(0, 10)] == [5]
@@ -222,7 +227,7 @@ def test_ids_become_visible_in_id_order_on_postgresql(tmp_path):
     later (which a sequence, handed out before commit, would allow)."""
     h = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
     try:
-        nodes = [db.create(db.NODES, {'driver': 'fake-hardware'})['id']
+        nodes = [db_rows.create(NODES, {'driver': 'fake-hardware'})['id']
                  for _ in range(8)]
         start = events.last_id()
         per_writer = 40
@@ -232,9 +237,9 @@ def test_ids_become_visible_in_id_order_on_postgresql(tmp_path):
         def write(nid):
             try:
                 for i in range(per_writer):
-                    db.update(db.NODES, nid, {'power_state': 'power on'
-                                              if i % 2 == 0 else
-                                              'power off'})
+                    db_rows.update(NODES, nid, {'power_state': 'power on'
+                                                if i % 2 == 0 else
+                                                'power off'})
             except Exception as e:   # pragma: no cover - reported below
                 errors.append(e)
         seen = []
@@ -310,7 +315,7 @@ def test_upgrade_replaces_the_single_trigger_of_0006(tmp_path):
             "SELECT name FROM sqlite_master WHERE type = 'trigger' "
             "ORDER BY name")]
         assert names == sorted(events.SQLITE_TRIGGER_NAMES)
-        conn.execute(db.NODES.insert().values(
+        conn.execute(NODES.insert().values(
             uuid='u1', driver='fake-hardware', provision_state='enroll'))
         conn.exec_driver_sql(
             "UPDATE nodes SET power_state = 'power on', "
@@ -329,7 +334,7 @@ def test_upgrade_keeps_the_events_and_drops_autoincrement(tmp_path):
     engine = sa.create_engine('sqlite:///%s' % (tmp_path / 'o.sqlite'))
     migration.upgrade(engine, '0006')
     with engine.begin() as conn:
-        conn.execute(db.NODES.insert().values(
+        conn.execute(NODES.insert().values(
             uuid='u1', driver='fake-hardware', provision_state='enroll'))
         conn.exec_driver_sql(
             "UPDATE nodes SET provision_state = 'verifying'")

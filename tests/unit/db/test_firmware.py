@@ -1,13 +1,14 @@
 """db/firmware.py: a node's firmware components stored as the hardware
 reports them, against a real (SQLite) database."""
 
-from baremetal.db import api as db
 from baremetal.db import firmware
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
 
 def test_store_components_tracks_versions(api):
-    n = db.create(db.NODES, {'driver': 'fake-hardware'})
-    other = db.create(db.NODES, {'driver': 'fake-hardware'})
+    n = db_rows.create(db_nodes.NODES, {'driver': 'fake-hardware'})
+    other = db_rows.create(db_nodes.NODES, {'driver': 'fake-hardware'})
     firmware.store_components(n['id'], [
         {'component': 'bmc', 'current_version': '1.0', 'vendor': 'V'},
         {'component': 'bios', 'current_version': '2.0'}])

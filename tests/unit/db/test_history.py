@@ -1,20 +1,22 @@
 """db/history.py: the reads of a node's history, against a real
 (SQLite) database."""
 
-from baremetal.db import api as db
 from baremetal.db import history as db_history
+from baremetal.db import models
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
-H = db.T['node_history']
+H = models.TABLES['node_history']
 
 
 def _node():
-    return db.create(db.NODES, {'driver': 'fake-hardware'})
+    return db_rows.create(db_nodes.NODES, {'driver': 'fake-hardware'})
 
 
 def _event(node, text):
-    return db.create(H, {'node_id': node['id'], 'event': text,
-                         'severity': 'ERROR', 'event_type': 'cleaning',
-                         'uuid': db._new_uuid()})
+    return db_rows.create(H, {'node_id': node['id'], 'event': text,
+                              'severity': 'ERROR', 'event_type': 'cleaning',
+                              'uuid': db_rows.new_uuid()})
 
 
 def test_events_of_node_page_oldest_first(api):
@@ -29,7 +31,7 @@ def test_events_of_node_page_oldest_first(api):
     assert after == {'id': mine[1]['id'], 'uuid': mine[1]['uuid']}
     assert [e['event'] for e in db_history.events_of_node(
         a['id'], 2, after)] == ['e2', 'e3']
-    assert db_history.marker(db._new_uuid()) is None
+    assert db_history.marker(db_rows.new_uuid()) is None
 
 
 def test_event_of_node_only_the_nodes(api):
@@ -41,7 +43,7 @@ def test_event_of_node_only_the_nodes(api):
 
 def test_add_stores_an_event(api):
     node = _node()
-    db_history.add({'uuid': db._new_uuid(), 'node_id': node['id'],
+    db_history.add({'uuid': db_rows.new_uuid(), 'node_id': node['id'],
                     'event': 'stored', 'severity': 'INFO',
                     'event_type': 'monitoring', 'user': 'u1'})
     got = db_history.events_of_node(node['id'])

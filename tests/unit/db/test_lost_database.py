@@ -7,8 +7,8 @@ import pytest
 import sqlalchemy as sa
 
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import engine as db_engine
+from baremetal.db import nodes as db_nodes
 from tests import harness
 from tests import services
 
@@ -37,14 +37,14 @@ def _drop_our_connections(url):
 def test_connections_dropped_by_the_server_are_a_503_once(pg_api):
     uuid = pg_api.create_node(name='lost')['uuid']
     for _ in range(3):
-        db.get_node(uuid)       # kept connections, warm
-    assert _drop_our_connections(str(db.engine().url)) >= 1
+        db_nodes.get_node(uuid)       # kept connections, warm
+    assert _drop_our_connections(str(db_engine.engine().url)) >= 1
     with pytest.raises(exception.DatabaseUnavailable) as e:
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             conn.execute(sa.text('SELECT 1')).fetchall()
     assert 'terminat' in str(e.value) or 'closed' in str(e.value), e.value
     # the kept connections were dropped: the next block gets a new one
-    assert db.get_node(uuid)['name'] == 'lost'
+    assert db_nodes.get_node(uuid)['name'] == 'lost'
     status, body, _ = pg_api.request('GET', '/v1/nodes/%s' % uuid)
     assert status == 200, body
 

@@ -8,10 +8,13 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from baremetal.db import api as db
 from baremetal.db import node_json
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from tests import harness
 from tests import services
+
+NODES = db_nodes.NODES
 
 
 def _page(written, **kw):
@@ -41,12 +44,12 @@ def test_many_fields_and_a_percent_in_the_tail(json_db_api, monkeypatch):
     # more values than one printf/format call takes (here 10); a '%' in
     # the request's text is text, not a conversion
     monkeypatch.setattr(node_json, '_ARGS', 10)
-    n = db.create(db.NODES, {'driver': 'fake-hardware', 'name': '100%'})
-    plain = [c for c, col in db.NODES.c.items()
+    n = db_rows.create(NODES, {'driver': 'fake-hardware', 'name': '100%'})
+    plain = [c for c, col in NODES.c.items()
              if c != 'id' and not isinstance(col.type, sa.JSON)]
     assert len(plain) > 30
     tail = [',"links":"http://h/%s%d/', '"}']
-    rows = db.query(db.NODES, select=_page(plain, tail=tail), tuples=True)
+    rows = db_rows.query(NODES, select=_page(plain, tail=tail), tuples=True)
     got = json.loads(rows[0][2])
     assert got['name'] == '100%' and got['uuid'] == n['uuid']
     assert got['links'] == 'http://h/%s%d/' + n['uuid']
@@ -55,15 +58,15 @@ def test_many_fields_and_a_percent_in_the_tail(json_db_api, monkeypatch):
 
 def test_the_database_writes_the_fields(api):
     assert node_json.usable()
-    n = db.create(db.NODES, {
+    n = db_rows.create(NODES, {
         'driver': 'fake-hardware', 'name': 'a "b"',
         'provision_state': 'available', 'automated_clean': None,
         'created_at': datetime.datetime(2026, 1, 2, 3, 4, 5)})
-    db.update(db.NODES, n['id'], {'retired': True})
+    db_rows.update(NODES, n['id'], {'retired': True})
     fields = ['name', 'provision_state', 'maintenance', 'automated_clean',
               'protected', 'retired', 'created_at', 'traits']
     for hide, state in ((False, 'available'), (True, None)):
-        rows = db.query(db.NODES, select=_page(
+        rows = db_rows.query(NODES, select=_page(
             fields, hide_available=hide, never_null=('automated_clean',)),
             tuples=True)
         got = json.loads(rows[0][2])

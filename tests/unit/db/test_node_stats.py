@@ -4,10 +4,12 @@ counting the nodes one by one."""
 import collections
 import itertools
 
-from baremetal.db import api as db
 from baremetal.db import node_stats
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from tests.unit.perf.test_query_count import counting
 
+NODES = db_nodes.NODES
 _SHAPES = itertools.cycle([
     ('available', 'power off', False, None),
     ('active', 'power on', False, None),
@@ -22,16 +24,16 @@ _SHAPES = itertools.cycle([
 def test_counts_equal_the_nodes_and_take_one_statement(any_db_api):
     for _ in range(23):
         provision, power, maintenance, fault = next(_SHAPES)
-        db.create(db.NODES, {'driver': 'fake-hardware',
-                             'provision_state': provision,
-                             'power_state': power,
-                             'maintenance': maintenance, 'fault': fault})
+        db_rows.create(NODES, {'driver': 'fake-hardware',
+                               'provision_state': provision,
+                               'power_state': power,
+                               'maintenance': maintenance, 'fault': fault})
     with counting() as statements:
         counts = node_stats.count_nodes()
     assert len(statements) == 1, statements
 
-    rows = db.query(db.NODES, columns=('provision_state', 'power_state',
-                                       'maintenance', 'fault'))
+    rows = db_rows.query(NODES, columns=('provision_state', 'power_state',
+                                         'maintenance', 'fault'))
     assert counts.total == len(rows) == 23
     assert counts.provision_state == collections.Counter(
         r['provision_state'] for r in rows)

@@ -5,21 +5,22 @@ port and port group lists, and the small reads of nodes, against a real
 import pytest
 
 from baremetal.common import exception
-from baremetal.db import api as db
+from baremetal.db import models
 from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 
 
 def _node(name, **fields):
-    return db.create(db.NODES, dict({'driver': 'fake-hardware',
-                                     'name': name}, **fields))
+    return db_rows.create(db_nodes.NODES, dict({'driver': 'fake-hardware',
+                                                'name': name}, **fields))
 
 
 def _names(*filters):
-    return sorted(r['name'] for r in db.query(db.NODES, filters))
+    return sorted(r['name'] for r in db_rows.query(db_nodes.NODES, filters))
 
 
 def test_list_conditions_pick_their_nodes(api):
-    _node('a', instance_uuid=db._new_uuid(), maintenance=True,
+    _node('a', instance_uuid=db_rows.new_uuid(), maintenance=True,
           retired=True, shard='s1', conductor_group='rack1',
           description='50% off')
     _node('b', maintenance=False, retired=False, shard='s2',
@@ -48,20 +49,20 @@ def test_node_sub_selects(api):
     a = _node('a', conductor_group='rack1', shard='s1')
     b = _node('b', conductor_group='rack2', shard='s1')
     _node('c', conductor_group='rack2')
-    ids = (db.NODES.c.id,)
+    ids = (db_nodes.NODES.c.id,)
     for sub, expected in ((db_nodes.ids_in_conductor_groups(['rack1']),
                            [a['id']]),
                           (db_nodes.ids_in_shards(['s1']),
                            [a['id'], b['id']]),
                           (db_nodes.ids_in_shards(['s9']), [])):
-        got = db.query(db.NODES, (ids[0].in_(sub),), ('id',))
+        got = db_rows.query(db_nodes.NODES, (ids[0].in_(sub),), ('id',))
         assert sorted(r['id'] for r in got) == expected
 
 
 def test_uuids_children_chassis_and_shards(api):
     a = _node('a', shard='s1')
     b = _node('b', shard='s1', parent_node=a['uuid'])
-    chassis = db.create(db.T['chassis'], {})
+    chassis = db_rows.create(models.TABLES['chassis'], {})
     c = _node('c', parent_node=a['uuid'], chassis_id=chassis['id'])
     _node('d')
 

@@ -9,7 +9,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from baremetal.db import traits as db_traits
 from tests import harness
 from tests import services
@@ -36,7 +38,7 @@ def _nodes_scan(stmt, ident) -> tuple:
     sql = str(stmt.params(ident=ident).compile(
         dialect=postgresql.dialect(),
         compile_kwargs={'literal_binds': True}))
-    with db.reader() as conn:
+    with db_engine.reader() as conn:
         stats = conn.exec_driver_sql(
             "SELECT reltuples FROM pg_class WHERE relname = 'nodes'"
         ).scalar()
@@ -50,16 +52,16 @@ def _nodes_scan(stmt, ident) -> tuple:
 
 def test_single_node_get_uses_the_unique_index_without_statistics(pg_api):
     api = pg_api
-    now = db.utcnow()
-    with db.writer() as conn:
-        conn.execute(db.NODES.insert(), [
-            {'uuid': db._new_uuid(), 'name': 'n%04d' % i,
+    now = db_rows.utcnow()
+    with db_engine.writer() as conn:
+        conn.execute(db_nodes.NODES.insert(), [
+            {'uuid': db_rows.new_uuid(), 'name': 'n%04d' % i,
              'driver': 'fake-hardware', 'provision_state': 'available',
              'maintenance': False, 'conductor_group': '',
              'console_enabled': False, 'protected': False,
              'retired': False, 'created_at': now} for i in range(500)])
-        uuid = conn.execute(sa.select(db.NODES.c.uuid).where(
-            db.NODES.c.name == 'n0250')).scalar()
+        uuid = conn.execute(sa.select(db_nodes.NODES.c.uuid).where(
+            db_nodes.NODES.c.name == 'n0250')).scalar()
     for ident, index in ((uuid, 'uniq_nodes0uuid'),
                          ('n0250', 'uniq_nodes0name')):
         assert api.request('GET', '/v1/nodes/' + ident)[0] == 200

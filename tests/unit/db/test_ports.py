@@ -1,27 +1,32 @@
 """db/ports.py: the conditions of a port list and the queries on ports,
 against a real (SQLite) database."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import nodes as db_nodes
 from baremetal.db import ports as db_ports
+from baremetal.db import rows as db_rows
+
+PORTS = models.TABLES['ports']
+NODES = db_nodes.NODES
 
 
 def _node(**fields):
-    return db.create(db.NODES, dict({'driver': 'fake-hardware'}, **fields))
+    return db_rows.create(NODES, dict({'driver': 'fake-hardware'}, **fields))
 
 
 def _port(node, address, **fields):
-    return db.create(db.PORTS, dict({'node_id': node['id'],
-                                     'address': address}, **fields))
+    return db_rows.create(PORTS, dict({'node_id': node['id'],
+                                       'address': address}, **fields))
 
 
 def _addresses(*filters):
-    return sorted(r['address'] for r in db.query(db.PORTS, filters))
+    return sorted(r['address'] for r in db_rows.query(PORTS, filters))
 
 
 def test_list_conditions_pick_their_ports(api):
     a = _node(conductor_group='rack1', shard='s1')
     b = _node(conductor_group='rack2', shard='s2')
-    pg = db.create(db.PORTGROUPS, {'node_id': a['id']})
+    pg = db_rows.create(models.TABLES['portgroups'], {'node_id': a['id']})
     _port(a, '52:54:00:00:00:01', portgroup_id=pg['id'],
           description='uplink 100%')
     _port(a, '52:54:00:00:00:02', description='uplink 1000')
@@ -62,8 +67,8 @@ def test_of_node_and_node_ids_with_addresses(api):
 
 def test_portgroup_members_and_their_physical_networks(api):
     n = _node()
-    pg = db.create(db.PORTGROUPS, {'node_id': n['id']})
-    other = db.create(db.PORTGROUPS, {'node_id': n['id']})
+    pg = db_rows.create(models.TABLES['portgroups'], {'node_id': n['id']})
+    other = db_rows.create(models.TABLES['portgroups'], {'node_id': n['id']})
     p1 = _port(n, '52:54:00:00:00:01', portgroup_id=pg['id'],
                physical_network='net1')
     _port(n, '52:54:00:00:00:02', portgroup_id=pg['id'],
@@ -78,7 +83,7 @@ def test_portgroup_members_and_their_physical_networks(api):
     db_ports.set_physnet_of_portgroup(pg['id'], 'net2')
     assert db_ports.physnets_in_portgroup(pg['id']) == {'net2'}
     assert db_ports.physnets_in_portgroup(other['id']) == {'net9'}
-    changed = db.get(db.PORTS, p1['id'], LookupError)
+    changed = db_rows.get(PORTS, p1['id'], LookupError)
     assert changed['updated_at'] is not None
     db_ports.set_physnet_of_portgroup(pg['id'], None)
     assert db_ports.physnets_in_portgroup(pg['id']) == {None}

@@ -10,11 +10,17 @@ import pytest
 import sqlalchemy as sa
 
 from baremetal.common import exception
-from baremetal.db import api as db
 from baremetal.db import engine as db_engine
+from baremetal.db import models
+from baremetal.db import nodes as db_nodes
 from baremetal.db import prepared
+from baremetal.db import reservations as db_reservations
+from baremetal.db import rows as db_rows
+from baremetal.db import traits as db_traits
 from tests import harness
 from tests import services
+
+NODES = db_nodes.NODES
 
 
 @pytest.fixture(params=['sqlite', 'postgresql'])
@@ -26,20 +32,20 @@ def prepared_db_api(request, tmp_path):
 
 
 def _node(api, **fields):
-    return db.get_node(api.create_node(**fields)['uuid'])
+    return db_nodes.get_node(api.create_node(**fields)['uuid'])
 
 
 def test_rows_match_sqlalchemy(prepared_db_api):
     api = prepared_db_api
     node = _node(api, name='same', properties={'cpus': 4, 'x': [1, None]},
                  extra={'é': 'ü'})
-    db.update(db.NODES, node['id'], {'maintenance': True,
-                                     'maintenance_reason': None})
-    stmt = sa.select(db.NODES).where(db.NODES.c.id == sa.bindparam('i'))
+    db_rows.update(NODES, node['id'], {'maintenance': True,
+                                       'maintenance_reason': None})
+    stmt = sa.select(NODES).where(NODES.c.id == sa.bindparam('i'))
     ran = []
     real = prepared.Prepared.run
     cache = db_engine.prepared_cache
-    with db.reader() as conn:
+    with db_engine.reader() as conn:
         assert cache.usable(conn)
         prepared.Prepared.run = lambda self, *a: ran.append(1) or real(
             self, *a)
@@ -66,10 +72,10 @@ def test_parameters_are_converted(any_db_api):
     node = _node(api, name='params')
     # whole seconds: MySQL's DATETIME (as Ironic's schema) keeps no more
     when = datetime.datetime(2026, 1, 2, 3, 4, 5)
-    assert db.update(db.NODES, node['id'], {
+    assert db_rows.update(NODES, node['id'], {
         'maintenance': True, 'properties': {'a': [1, 2]},
         'provision_updated_at': when}) == 1
-    got = db.get_node(node['uuid'])
+    got = db_nodes.get_node(node['uuid'])
     assert got['maintenance'] is True
     assert got['properties'] == {'a': [1, 2]}
     assert got['provision_updated_at'] == when
@@ -81,14 +87,14 @@ def test_driver_errors_are_translated_as_usual(any_db_api):
     other = _node(api, name='free')
     for _ in range(2):   # the connection stays usable after the error
         with pytest.raises(exception.DuplicateName):
-            db.update(db.NODES, other['id'], {'name': 'taken'})
+            db_rows.update(NODES, other['id'], {'name': 'taken'})
         with pytest.raises(exception.DuplicateName):
-            db.create(db.NODES, {'name': 'taken', 'driver': 'x'})
+            db_rows.create(NODES, {'name': 'taken', 'driver': 'x'})
         with pytest.raises(exception.NodeAlreadyExists):
-            db.create(db.NODES, {'uuid': taken['uuid'], 'driver': 'x'})
-    assert db.get_node(other['uuid'])['name'] == 'free'
-    assert db.update(db.NODES, other['id'], {'name': 'renamed'}) == 1
-    assert db.get_node('renamed')['id'] == other['id']
+            db_rows.create(NODES, {'uuid': taken['uuid'], 'driver': 'x'})
+    assert db_nodes.get_node(other['uuid'])['name'] == 'free'
+    assert db_rows.update(NODES, other['id'], {'name': 'renamed'}) == 1
+    assert db_nodes.get_node('renamed')['id'] == other['id']
 
 
 def test_a_lifecycle_runs_without_falling_back(prepared_db_api,
@@ -110,24 +116,25 @@ def test_a_lifecycle_runs_without_falling_back(prepared_db_api,
     assert refused == []
     # and errors do (a node is created in a transaction, with its event
     # in the change feed: a chassis here)
-    chassis = db.T['chassis']
-    uuid = db.create(chassis, {})['uuid']
+    chassis = models.TABLES['chassis']
+    uuid = db_rows.create(chassis, {})['uuid']
     with pytest.raises(exception.ResourceAlreadyExists):
-        db.create(chassis, {'uuid': uuid})
+        db_rows.create(chassis, {'uuid': uuid})
     assert len(refused) == 1
 
 
 def test_reserve_and_release_through_prepared_statements(any_db_api):
     api = any_db_api
     node = _node(api, name='lock')
-    row = db.reserve_node('host-a', node['uuid'])
+    row = db_reservations.reserve_node('host-a', node['uuid'])
     assert row['reservation'] == 'host-a' and row['name'] == 'lock'
     with pytest.raises(exception.NodeLocked):
-        db.reserve_node('host-b', 'lock')
-    assert db.release_node('host-a', node['id'], {'extra': {'k': 'v'}})
-    got = db.get_node(node['uuid'])
+        db_reservations.reserve_node('host-b', 'lock')
+    assert db_reservations.release_node('host-a', node['id'],
+                                        {'extra': {'k': 'v'}})
+    got = db_nodes.get_node(node['uuid'])
     assert got['reservation'] is None and got['extra'] == {'k': 'v'}
-    assert not db.release_node('host-a', node['id'])
+    assert not db_reservations.release_node('host-a', node['id'])
 
 
 def test_postgresql_reads_and_single_writes_are_one_round_trip(tmp_path):
@@ -138,20 +145,20 @@ def test_postgresql_reads_and_single_writes_are_one_round_trip(tmp_path):
     api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
     try:
         node = _node(api, name='auto')
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             first = conn.exec_driver_sql('SELECT now()').scalar()
             time.sleep(0.01)
             second = conn.exec_driver_sql('SELECT now()').scalar()
             assert second > first    # not one transaction: two
-        with db.single() as conn:
-            conn.execute(db.NODES.update().where(
-                db.NODES.c.id == node['id']).values(description='seen'))
-            with db.reader() as other:
+        with db_engine.single() as conn:
+            conn.execute(NODES.update().where(
+                NODES.c.id == node['id']).values(description='seen'))
+            with db_engine.reader() as other:
                 assert other is not conn
                 assert other.execute(
-                    sa.select(db.NODES.c.description).where(
-                        db.NODES.c.id == node['id'])).scalar() == 'seen'
-        with db.writer() as conn:   # several statements: a transaction
+                    sa.select(NODES.c.description).where(
+                        NODES.c.id == node['id'])).scalar() == 'seen'
+        with db_engine.writer() as conn:   # several statements: a transaction
             first = conn.exec_driver_sql('SELECT now()').scalar()
             time.sleep(0.01)
             assert conn.exec_driver_sql('SELECT now()').scalar() == first
@@ -171,24 +178,25 @@ def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
         api.wait_for('srv', 'active')
         cached = list(db_engine.prepared_cache._by_id.values())
         assert cached and all(p.server is not None for p in cached)
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             names = {r[0] for r in conn.exec_driver_sql(
                 'SELECT name FROM pg_prepared_statements')}
             assert any(n.startswith('baremetal_') for n in names)
-            row, _ = db.get_node_with_traits(node['uuid'])
-            stmt = sa.select(db.NODES).where(db.NODES.c.id == row['id'])
+            row, _ = db_traits.get_node_with_traits(node['uuid'])
+            stmt = sa.select(NODES).where(NODES.c.id == row['id'])
             slow = dict(conn.execute(stmt).mappings().one())
         slow.pop('_trait', None)
         assert {k: row[k] for k in slow} == slow
         assert row['provision_state'] == 'active'
         # prepared statements dropped behind our back: answered anyway
         # (through SQLAlchemy once), then prepared again
-        db.get_node(node['uuid'])   # prepared on the connection kept last
-        with db.reader() as conn:   # which is this one
+        # prepared on the connection kept last
+        db_nodes.get_node(node['uuid'])
+        with db_engine.reader() as conn:   # which is this one
             conn.exec_driver_sql('DEALLOCATE ALL')
         for _ in range(2):
-            assert db.get_node(node['uuid'])['name'] == 'srv'
-        with db.reader() as again:
+            assert db_nodes.get_node(node['uuid'])['name'] == 'srv'
+        with db_engine.reader() as again:
             assert again is conn
             assert again.exec_driver_sql(
                 'SELECT count(*) FROM pg_prepared_statements').scalar()
@@ -209,8 +217,8 @@ def test_postgresql_prepares_list_pages_and_drops_old_shapes(
             _node(api, name='n%d' % i)
 
         def page(*columns, marker=None):
-            return db.query(db.NODES, columns=columns, limit=2,
-                            marker=marker)
+            return db_rows.query(NODES, columns=columns, limit=2,
+                                 marker=marker)
 
         first = page('id', 'name')
         assert [r['name'] for r in first] == ['n0', 'n1']
@@ -225,16 +233,16 @@ def test_postgresql_prepares_list_pages_and_drops_old_shapes(
         assert kept[0].name in prepared._DROPPED
         live = {s.name for s in prepared._PAGES.values() if s is not None}
         assert len(live) == 2
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             names = {r[0] for r in conn.exec_driver_sql(
                 'SELECT name FROM pg_prepared_statements')}
         assert kept[0].name not in names
         assert live & names
         # and their rows are SQLAlchemy's
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             slow = [dict(r) for r in conn.execute(
-                sa.select(db.NODES.c.id, db.NODES.c.uuid)
-                .order_by(db.NODES.c.id).limit(2)).mappings()]
+                sa.select(NODES.c.id, NODES.c.uuid)
+                .order_by(NODES.c.id).limit(2)).mappings()]
         assert page('id', 'uuid') == slow
     finally:
         api.close()
@@ -245,9 +253,9 @@ def test_pages_as_tuples(any_db_api):
     selected, prepared or not (MariaDB: through SQLAlchemy)."""
     for i in range(3):
         _node(any_db_api, name='t%d' % i)
-    columns = [db.NODES.c.id, db.NODES.c.name, db.NODES.c.uuid]
-    dicts = db.query(db.NODES, select=columns, limit=2)
-    tuples = db.query(db.NODES, select=columns, limit=2, tuples=True)
+    columns = [NODES.c.id, NODES.c.name, NODES.c.uuid]
+    dicts = db_rows.query(NODES, select=columns, limit=2)
+    tuples = db_rows.query(NODES, select=columns, limit=2, tuples=True)
     assert [r['name'] for r in dicts] == ['t0', 't1']
     assert tuples == [(r['id'], r['name'], r['uuid']) for r in dicts]
 
@@ -259,10 +267,10 @@ def test_a_page_the_server_cannot_prepare_runs_as_text(tmp_path):
     api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
     try:
         node = _node(api, name='text')
-        columns = [db.NODES.c.id,
+        columns = [NODES.c.id,
                    sa.bindparam('maybe', None).is_(None).label('unset')]
         for _ in range(2):
-            assert db.query(db.NODES, select=columns) == [
+            assert db_rows.query(NODES, select=columns) == [
                 {'id': node['id'], 'unset': True}]
         shapes = [sql for sql, s in prepared._PAGES.items()
                   if ' IS NULL AS unset' in sql]
@@ -293,10 +301,10 @@ def test_a_page_shape_is_compiled_once(prepared_db_api, monkeypatch):
     prepared._SHAPES.clear()
     for i in range(4):
         _node(prepared_db_api, name='p%d' % i)
-    N = db.NODES
+    N = NODES
 
     def page(limit, marker=None, name_not='', label='x'):
-        return [tuple(r.values()) for r in db.query(
+        return [tuple(r.values()) for r in db_rows.query(
             N, [N.c.name != name_not], limit=limit, marker=marker,
             select=[N.c.id, N.c.name,
                     sa.bindparam('label', label, sa.Text).label('l')])]
@@ -310,14 +318,14 @@ def test_a_page_shape_is_compiled_once(prepared_db_api, monkeypatch):
     # one shape without a marker, one with
     assert len(compiled) == 2
     # a third shape pushes out the first, which comes back compiled anew
-    assert [r['name'] for r in db.query(N, columns=('id', 'name'),
-                                        limit=1)] == ['p0']
+    assert [r['name'] for r in db_rows.query(N, columns=('id', 'name'),
+                                             limit=1)] == ['p0']
     assert len(compiled) == 3
     assert [r[1:] for r in page(4, name_not='p0')] == [
         ('p1', 'x'), ('p2', 'x'), ('p3', 'x')]
     assert len(compiled) == 4
     if db_engine.engine().dialect.name == 'postgresql':
-        with db.reader() as conn:
+        with db_engine.reader() as conn:
             names = {r[0] for r in conn.exec_driver_sql(
                 'SELECT name FROM pg_prepared_statements')}
         assert {s.name for s in prepared._PAGES.values() if s} <= names

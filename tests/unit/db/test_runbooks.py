@@ -1,14 +1,15 @@
 """db/runbooks.py: which runbooks a project sees and runbook traits,
 against a real (SQLite) database."""
 
-from baremetal.db import api as db
+from baremetal.db import models
+from baremetal.db import rows as db_rows
 from baremetal.db import runbooks as db_runbooks
 
-RB = db.T['runbooks']
+RB = models.TABLES['runbooks']
 
 
 def _runbook(name, **fields):
-    return db.create(RB, dict({'name': name, 'public': False}, **fields))
+    return db_rows.create(RB, dict({'name': name, 'public': False}, **fields))
 
 
 def test_visible_to_a_project_its_own_and_public_ones(api):
@@ -16,7 +17,7 @@ def test_visible_to_a_project_its_own_and_public_ones(api):
     _runbook('CUSTOM_THEIRS', owner='p2')
     _runbook('CUSTOM_PUBLIC', public=True)
     _runbook('CUSTOM_NOBODYS')
-    names = sorted(r['name'] for r in db.query(
+    names = sorted(r['name'] for r in db_rows.query(
         RB, (db_runbooks.visible_to('p1'),)))
     assert names == ['CUSTOM_MINE', 'CUSTOM_PUBLIC']
 

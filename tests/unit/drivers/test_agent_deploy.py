@@ -100,8 +100,9 @@ def test_heartbeat_needs_this_boots_token_and_changes_nothing_without(
     assert status == 401
     # refused for the token even while another task holds the node (a
     # conductor busy with this agent's previous heartbeat): not 409
-    from baremetal.db import api as db
-    db.reserve_node('another-conductor', uuid)
+    from baremetal.db import nodes as db_nodes
+    from baremetal.db import reservations as db_reservations
+    db_reservations.reserve_node('another-conductor', uuid)
     try:
         status, err, _ = api.request(
             'POST', '/v1/heartbeat/%s' % uuid,
@@ -115,8 +116,8 @@ def test_heartbeat_needs_this_boots_token_and_changes_nothing_without(
             version='1.62')
         assert status == 409, err
     finally:
-        row = db.get_node(uuid)
-        db.release_node('another-conductor', row['id'])
+        row = db_nodes.get_node(uuid)
+        db_reservations.release_node('another-conductor', row['id'])
     after = api.node(uuid)
     for key in ('agent_url', 'agent_last_heartbeat'):
         assert key not in after['driver_internal_info']

@@ -9,7 +9,8 @@ import pytest
 from baremetal.common import exception
 
 from baremetal.api import auth
-from baremetal.db import api as db
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
 from tests import harness
 
 REAL = {
@@ -35,7 +36,7 @@ def _legacy(api, driver, state, **fields):
     values = {'deploy_interface': 'fake', 'provision_state': state}
     if driver == 'manual-management':
         values['boot_interface'] = 'fake'
-    db.update(db.NODES, db.get_node(n['uuid'])['id'], values)
+    db_rows.update(db_nodes.NODES, db_nodes.get_node(n['uuid'])['id'], values)
     return api.node(n['uuid'])
 
 
@@ -87,8 +88,8 @@ def test_provide_and_clean_with_the_fake_deploy_are_400(api, driver):
 def test_deploy_rebuild_undeploy_with_the_fake_deploy_are_400(api, driver):
     n = _legacy(api, driver, 'available')
     _refused(api, n, 'active')
-    db.update(db.NODES, db.get_node(n['uuid'])['id'],
-              {'provision_state': 'active'})
+    db_rows.update(db_nodes.NODES, db_nodes.get_node(n['uuid'])['id'],
+                   {'provision_state': 'active'})
     for verb in ('rebuild', 'deleted'):
         assert 'in maintenance mode: the node is active' in \
             _refused(api, n, verb)
@@ -126,8 +127,9 @@ def test_the_conductor_refuses_it_when_the_api_is_bypassed(
     # its RPC API gets the same refusal as the REST API's 400
     n = _legacy(api, 'manual-management', state)
     with pytest.raises(exception.InvalidParameterValue) as e:
-        api.rpc.do_provisioning_action(auth.admin_context(),
-                                       db.get_node(n['uuid']), verb, params)
+        api.rpc.do_provisioning_action(
+            auth.admin_context(), db_nodes.get_node(n['uuid']), verb,
+            params)
     assert 'writes no image and erases no disk' in str(e.value)
     got = api.node(n['uuid'])
     assert (got['provision_state'], got['last_error'],

@@ -6,7 +6,7 @@ import contextlib
 import pytest
 import sqlalchemy as sa
 
-from baremetal.db import api as db
+from baremetal.db import engine as db_engine
 
 NOVA_FIELDS = ('uuid,power_state,target_power_state,provision_state,'
                'target_provision_state,last_error,maintenance,properties,'
@@ -21,11 +21,11 @@ def counting():
         if statement.split(None, 1)[0].upper() not in (
                 'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE'):
             statements.append(statement)
-    sa.event.listen(db.engine(), 'before_cursor_execute', count)
+    sa.event.listen(db_engine.engine(), 'before_cursor_execute', count)
     try:
         yield statements
     finally:
-        sa.event.remove(db.engine(), 'before_cursor_execute', count)
+        sa.event.remove(db_engine.engine(), 'before_cursor_execute', count)
 
 
 def _nodes(api, n):

@@ -19,10 +19,11 @@ from baremetal.common import node_locks
 from baremetal.common import retirement
 from baremetal.common import state_machine
 from baremetal.common import states
-from baremetal.db import api as db
 from baremetal.db import chassis as db_chassis
 from baremetal.db import nodes as db_nodes
 from baremetal.db import projects
+from baremetal.db import rows as db_rows
+from baremetal.db import traits as db_traits
 from baremetal import objects
 
 
@@ -68,7 +69,7 @@ def check_name(req, name, node_uuid: str | None = None) -> None:
         return
     regex = (_NAME_RE if req.allows(versions.UNRESTRICTED_NAME)
              else _OLD_NAME_RE)
-    if isinstance(name, str) and not db.is_uuid_like(name) and \
+    if isinstance(name, str) and not db_rows.is_uuid_like(name) and \
             regex.match(name):
         return
     if node_uuid is None:
@@ -81,7 +82,7 @@ def check_name(req, name, node_uuid: str | None = None) -> None:
 
 def _check_ident(req, ident: str) -> None:
     """Names identify nodes from 1.5 on; before, only UUIDs do."""
-    if not db.is_uuid_like(ident) and not req.allows(versions.NODE_NAME):
+    if not db_rows.is_uuid_like(ident) and not req.allows(versions.NODE_NAME):
         raise exception.NodeNotFound(node=ident)
 
 
@@ -93,7 +94,7 @@ def get_row(req, ident: str, columns=None, extra_rules=()) -> dict:
     if columns is not None:
         columns = tuple(columns) + tuple(
             c for c in ('uuid', 'owner', 'lessee') if c not in columns)
-    row = db.get_node(ident, columns)
+    row = db_nodes.get_node(ident, columns)
     policy.check_node(req, 'baremetal:node:get', row, extra_rules)
     return row
 
@@ -182,11 +183,11 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     ident = req.params.get('marker')
     # sorted by id, a UUID marker is found by the page's statement (one
     # round trip to the database a page instead of two)
-    folded = sort_key == 'id' and db.is_uuid_like(ident)
+    folded = sort_key == 'id' and db_rows.is_uuid_like(ident)
     if folded:
         marker = db_nodes.after_uuid(ident)
     elif ident:
-        marker = db.get_node(ident, ('id', sort_key))
+        marker = db_nodes.get_node(ident, ('id', sort_key))
     conductor = req.params.get('conductor')
     redact = policy.node_redactor(req)
     if not conductor and not redact and node_json_sql.usable():
@@ -219,7 +220,7 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                 redact(r, out)
     if folded and not rows:
         # an empty page: the end of the list, or a marker of no node
-        db.get_node(ident, ('id',))
+        db_nodes.get_node(ident, ('id',))
     result = {'nodes': nodes}
     result.update(collection.next_link(req, resource, rows, limit,
                                        marker_key))
@@ -247,7 +248,7 @@ def get_one(req, node):
     if 'traits' in shown:
         # the hot path of clients polling a node: one statement
         _check_ident(req, node)
-        row, traits = db.get_node_with_traits(node)
+        row, traits = db_traits.get_node_with_traits(node)
         policy.check_node(req, 'baremetal:node:get', row)
         lookups = node_view.Lookups([row], shown, {row['id']: traits})
     else:
@@ -592,7 +593,7 @@ def unlocked_row(node_id: int, columns=('uuid',)) -> dict:
 
 
 def _unreserved_row(node_id: int, columns: tuple) -> dict:
-    row = db.get_node(node_id, ('uuid', 'reservation') + columns)
+    row = db_nodes.get_node(node_id, ('uuid', 'reservation') + columns)
     if row['reservation']:
         raise exception.NodeLocked(node=row['uuid'],
                                    host=row['reservation'])
@@ -600,8 +601,8 @@ def _unreserved_row(node_id: int, columns: tuple) -> dict:
 
 
 def _destroy_unreserved(row) -> None:
-    if not db.destroy_node(row['id'], only_unreserved=True):
-        fresh = db.get_node(row['id'], ('uuid', 'reservation'))
+    if not db_nodes.destroy_node(row['id'], only_unreserved=True):
+        fresh = db_nodes.get_node(row['id'], ('uuid', 'reservation'))
         raise exception.NodeLocked(node=fresh['uuid'],
                                    host=fresh['reservation'])
 
