@@ -444,3 +444,104 @@ def test_a_system_that_is_not_an_object_is_an_error_naming_the_bmc(
         client.system_fields(node, conf)
     assert 'not a Redfish resource' in str(e.value)
     assert url in str(e.value)
+
+
+def _session_node(url, sid):
+    node = _node(url)
+    node.driver_info.update(redfish_system_id=sid,
+                            redfish_auth_type='session')
+    return node
+
+
+def test_a_bmc_that_stops_answering_is_not_sent_its_session_close(conf):
+    # sushy closes a dropped connection's session (a DELETE) when the
+    # garbage collector finalises it, in whatever thread that runs in: a
+    # BMC that hangs would hold that thread (a power sync worker, the
+    # heartbeat) for attempts x timeout. The session of a BMC that cannot
+    # be reached is left to expire there.
+    conf.set_override('connection_timeout', 1, group='redfish')
+    fleet = _fleet()
+    (port, _), = fleet.bmcs
+    proxy = hostile.TCPFault('pass', target=(_fleet_host(), port))
+    node = _session_node(proxy.url, 'sys-00000')
+    try:
+        info = client.parse(node, conf)
+        client.forget(info)
+        client.system_fields(node, conf)
+        assert fleet.by_route.get('POST /SessionService/Sessions') == 1
+        root = client._CACHE[info.key][0]
+        proxy.mode = 'hang'
+        before = proxy.accepted
+        with pytest.raises(exception.RedfishConnectionError):
+            client.system_fields(node, conf)
+        assert info.key not in client._CACHE
+        root.__del__()      # what the garbage collector will do
+        client.flush_closer()
+        # the read's two attempts, no DELETE of the session after them
+        assert proxy.accepted - before == 2
+    finally:
+        proxy.stop()
+        fleet.stop()
+
+
+def test_a_collected_connection_closes_its_session_in_the_closer(conf):
+    import threading
+    fleet = _fleet()
+    node = _session_node(fleet.address('sys-00000'), 'sys-00000')
+    try:
+        info = client.parse(node, conf)
+        client.forget(info, close=False)
+        client.system_fields(node, conf)
+        root = client._CACHE[info.key][0]
+        client.forget(info, close=False)
+        root._auth.closing = True   # as if dropped by other means
+        seen = []
+        real = root._auth.auth.close
+        root._auth.auth.close = lambda: seen.append(
+            threading.current_thread().name) or real()
+        root.__del__()      # in this thread: nothing sent from it
+        client.flush_closer()
+        assert len(seen) == 1 and seen[0] != \
+            threading.current_thread().name, seen
+        assert fleet.by_route.get(
+            'DELETE /SessionService/Sessions/{}') == 1, fleet.by_route
+    finally:
+        fleet.stop()
+
+
+def test_a_connection_pushed_out_of_the_cache_closes_its_session(
+        conf, caplog, monkeypatch):
+    monkeypatch.setattr(client, '_EVICTED_WARNED', [0.0])
+    conf.set_override('connection_cache_size', 1, group='redfish')
+    fleet = _fleet(systems=2, per_bmc=1)
+    nodes = [_session_node(fleet.address(sid), sid)
+             for sid in ('sys-00000', 'sys-00001')]
+    try:
+        for n in nodes:
+            client.forget(client.parse(n, conf), close=False)
+        client.system_fields(nodes[0], conf)
+        client.system_fields(nodes[1], conf)    # pushes the first out
+        client.flush_closer()
+        deleted = fleet.by_route.get('DELETE /SessionService/Sessions/{}')
+        assert deleted == 1, fleet.by_route
+        # and the first BMC is connected to again when asked
+        assert client.system_fields(nodes[0], conf)['Id'] == 'sys-00000'
+        # the operator is told, once for both evictions
+        warned = [r for r in caplog.records
+                  if 'connection cache is full' in r.getMessage()]
+        assert len(warned) == 1, caplog.text
+        assert 'connection_cache_size' in warned[0].getMessage()
+    finally:
+        for n in nodes:
+            client.forget(client.parse(n, conf))
+        client.flush_closer()
+        fleet.stop()
+
+
+def _fleet_host():
+    import urllib.parse
+    fleet = _fleet()
+    try:
+        return urllib.parse.urlsplit(fleet.address('sys-00000')).hostname
+    finally:
+        fleet.stop()

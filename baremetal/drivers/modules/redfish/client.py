@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import threading
+import time
 import urllib.parse
 import weakref
 
@@ -155,6 +156,72 @@ def _gated(session, gate: _Gate, address: str, wait: float) -> None:
 
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
+# connections dropped from the cache whose Redfish sessions wait to be
+# closed, at most; beyond it a session is left to expire on its BMC
+CLOSE_BACKLOG = 1000
+_CLOSER = None
+_CLOSER_LOCK = threading.Lock()
+_EVICTED_WARNED = [0.0]
+EVICTION_WARNING_SECONDS = 600
+
+
+def _closer():
+    global _CLOSER
+    with _CLOSER_LOCK:
+        if _CLOSER is None:
+            import futurist
+            import futurist.rejection
+            _CLOSER = futurist.ThreadPoolExecutor(
+                max_workers=1,
+                check_and_reject=futurist.rejection.reject_when_reached(
+                    CLOSE_BACKLOG))
+        return _CLOSER
+
+
+class _Auth:
+    """A connection's sushy authentication, whose ``close`` (sushy's
+    ``Sushy.__del__`` calls it) hands the session's ``DELETE`` to one
+    closer thread.  Left to sushy, the garbage collector sends it in
+    whatever thread it runs in: a power sync worker, a thread holding a
+    node's lock or the conductor's heartbeat, blocked for as long as the
+    BMC takes (``connection_attempts`` times ``connection_timeout`` when
+    it does not answer)."""
+
+    def __init__(self, auth, address: str) -> None:
+        self.auth = auth
+        self.address = address
+        # False: the BMC refused us or cannot be reached; its session
+        # is left to expire there
+        self.closing = True
+
+    def __getattr__(self, name):
+        return getattr(self.auth, name)
+
+    def close(self) -> None:
+        if not self.closing:
+            return
+        self.closing = False
+        import futurist
+        try:
+            _closer().submit(_close_session, self.auth, self.address)
+        except futurist.RejectedSubmission:
+            LOG.debug('Redfish session with %s left to expire: %d '
+                      'others wait to be closed', self.address,
+                      CLOSE_BACKLOG)
+
+
+def flush_closer(timeout: float = 30.0) -> None:
+    """Wait for the sessions handed to the closer so far (tests)."""
+    done = threading.Event()
+    _closer().submit(done.set)
+    done.wait(timeout)
+
+
+def _close_session(auth, address: str) -> None:
+    try:
+        auth.close()
+    except Exception as e:      # noqa: BLE001 (it expires on the BMC)
+        LOG.debug('Redfish session with %s not closed: %s', address, e)
 
 
 def _connect(info: Info, conf):
@@ -185,6 +252,7 @@ def _connect(info: Info, conf):
     root = sushy.Sushy(
         info.address, connector=conn,
         auth=cls(username=info.username, password=info.password))
+    root._auth = _Auth(root._auth, info.address)
     return root, conn
 
 
@@ -224,20 +292,55 @@ def _connected(node, info: Info, conf):
     with errors(node, info, 'connect'):
         pair = _connect(info, conf)
     if size:
+        dropped = []
         with _CACHE_LOCK:
-            _CACHE[info.key] = pair
+            other = _CACHE.get(info.key)
+            if other is not None:
+                # another thread connected meanwhile: use its connection
+                dropped.append(pair)
+                pair = other
+            else:
+                _CACHE[info.key] = pair
             while len(_CACHE) > size:
-                _CACHE.popitem(last=False)
+                dropped.append(_CACHE.popitem(last=False)[1])
+        if len(dropped) > (other is not None):
+            _warn_evicting(size)
+        # closed (their sessions' DELETE handed to the closer) outside
+        # the cache's lock
+        for root, _ in dropped:
+            root._auth.close()
     return pair
+
+
+def _warn_evicting(size: int) -> None:
+    now = time.monotonic()
+    if now - _EVICTED_WARNED[0] < EVICTION_WARNING_SECONDS and \
+            _EVICTED_WARNED[0]:
+        return
+    _EVICTED_WARNED[0] = now
+    LOG.warning('The Redfish connection cache is full (%d connections): '
+                'connections to BMCs are being closed and opened again '
+                '(each opening reads the service root and may open a '
+                'Redfish session). Set [redfish]connection_cache_size '
+                'above the number of BMC addresses and credentials this '
+                'conductor talks to.', size)
 
 
 def _connection(node, info: Info, conf):
     return _connected(node, info, conf)[0]
 
 
-def forget(info: Info) -> None:
+def forget(info: Info, close: bool = True) -> None:
+    """Drop the BMC's cached connection; ``close=False`` when the BMC
+    cannot be reached or refused the credentials: its session is not
+    asked to close (it expires on the BMC)."""
     with _CACHE_LOCK:
-        _CACHE.pop(info.key, None)
+        pair = _CACHE.pop(info.key, None)
+    if pair is not None:
+        if close:
+            pair[0]._auth.close()
+        else:
+            pair[0]._auth.closing = False
 
 
 @contextlib.contextmanager
@@ -248,14 +351,14 @@ def errors(node, info: Info, what: str):
         with metrics.bmc_request('redfish', what):
             yield
     except sx.AccessError as e:
-        forget(info)
+        forget(info, close=False)
         raise exception.RedfishError(
             error='%s: the BMC at %s refused the credentials in '
                   'driver_info (HTTP %s)'
                   % (what, info.address, getattr(e, 'status_code', 401))
         ) from None
     except sx.ConnectionError as e:
-        forget(info)
+        forget(info, close=False)
         raise exception.RedfishConnectionError(
             node=node.uuid, error='%s: cannot reach %s: %s'
             % (what, info.address, _short(e))) from None
