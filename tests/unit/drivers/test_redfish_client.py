@@ -276,7 +276,8 @@ def test_a_request_that_waits_too_long_for_its_bmc_is_an_error(conf):
         node = _fleet_node(fleet, 'sys-00000')
         client.forget(client.parse(node, conf))
         client.system_fields(node, conf)
-        gate = client._GATES[client.endpoint(node.driver_info)]
+        from baremetal.drivers.modules import bmc_gates
+        gate = bmc_gates.gate(client.endpoint(node.driver_info))
         with gate.lock:     # another request in flight, never answered
             with pytest.raises(exception.RedfishConnectionError) as e:
                 client.system_fields(node, conf)

@@ -26,6 +26,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
+from baremetal.drivers.modules import bmc_gates
 from baremetal.drivers.modules import driver_info
 
 LOG = log.getLogger(__name__)
@@ -101,26 +102,6 @@ def endpoint(driver_info: dict) -> tuple | None:
     return ('ipmi', address.strip().lower(), port)
 
 
-class _Gate:
-    """Serialises the commands to one BMC and spaces them."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.last = 0.0
-
-
-_GATES: dict[tuple[str, int], _Gate] = {}
-_GATES_LOCK = threading.Lock()
-
-
-def _gate(key) -> _Gate:
-    with _GATES_LOCK:
-        gate = _GATES.get(key)
-        if gate is None:
-            gate = _GATES[key] = _Gate()
-        return gate
-
-
 def _is_fatal(err: Exception) -> bool:
     text = str(err).lower()
     return any(f in text for f in _FATAL)
@@ -162,7 +143,7 @@ class BMC:
     def _call(self, what: str, fn: Callable[[Any], Any]) -> Any:
         conf = self.conf.ipmi
         deadline = time.monotonic() + conf.command_retry_timeout
-        gate = _gate(self.info.key)
+        gate = bmc_gates.gate(('ipmi',) + self.info.key)
         if not gate.lock.acquire(timeout=conf.command_retry_timeout):
             raise exception.BMCConnectionError(
                 node=self.node.uuid,
@@ -233,7 +214,8 @@ class BMC:
         return True, box.get('result'), box.get('error')
 
     @staticmethod
-    def _release_when_done(gate: _Gate, thread: threading.Thread) -> None:
+    def _release_when_done(gate: bmc_gates.Gate,
+                           thread: threading.Thread) -> None:
         def waiter():
             thread.join()
             gate.lock.release()

@@ -18,12 +18,12 @@ import os
 import threading
 import time
 import urllib.parse
-import weakref
 
 from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
+from baremetal.drivers.modules import bmc_gates
 from baremetal.drivers.modules import driver_info
 
 LOG = log.getLogger(__name__)
@@ -107,30 +107,8 @@ def endpoint(driver_info: dict) -> tuple | None:
     return ('redfish', u.scheme.lower(), u.hostname.lower(), port)
 
 
-class _Gate:
-    """The lock every connection to one BMC endpoint takes around each
-    HTTP request (a connection holds its gate; the gate goes when the
-    last connection to its BMC does)."""
-
-    __slots__ = ('lock', '__weakref__')
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-
-
-_GATES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_GATES_LOCK = threading.Lock()
-
-
-def _gate(key) -> _Gate:
-    with _GATES_LOCK:
-        gate = _GATES.get(key)
-        if gate is None:
-            gate = _GATES[key] = _Gate()
-        return gate
-
-
-def _gated(session, gate: _Gate, address: str, wait: float) -> None:
+def _gated(session, gate: bmc_gates.Gate, address: str,
+           wait: float) -> None:
     """Make ``session`` take ``gate`` around each request.  sushy's
     retries and pauses run between requests, outside the gate.  A
     request that waits longer than ``wait`` for the BMC to finish
@@ -151,7 +129,6 @@ def _gated(session, gate: _Gate, address: str, wait: float) -> None:
             gate.lock.release()
 
     session.request = request
-    session.baremetal_gate = gate
 
 
 _CACHE: collections.OrderedDict = collections.OrderedDict()
@@ -246,9 +223,9 @@ def _connect(info: Info, conf):
     if session is not None:
         # one request in flight per BMC: a request waits for one in
         # flight (up to its timeout) and one more for good measure
-        _gated(session, _gate(endpoint({'redfish_address': info.address})
-                              or info.address),
-               info.address, 2.0 * r.connection_timeout)
+        _gated(session, bmc_gates.gate(
+            endpoint({'redfish_address': info.address}) or info.address),
+            info.address, 2.0 * r.connection_timeout)
     root = sushy.Sushy(
         info.address, connector=conn,
         auth=cls(username=info.username, password=info.password))
