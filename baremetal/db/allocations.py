@@ -55,13 +55,16 @@ def available_nodes(resource_class: str,
                          columns=('id', 'uuid', 'name', 'reservation'))
 
 
-def _with_traits(conn, node_id: int, alloc: dict) -> dict:
+def _with_traits(info: dict | None, alloc: dict) -> dict:
     """The node's instance_info with the allocation's traits (an empty
     list when it asked for none), as Ironic records them: deployment
     picks the deploy templates from them."""
-    info = conn.execute(sa.select(N.c.instance_info).where(
-        N.c.id == node_id)).scalar()
     return dict(info or {}, traits=list(alloc.get('traits') or []))
+
+
+def _instance_info(conn, node_id: int):
+    return conn.execute(sa.select(N.c.instance_info).where(
+        N.c.id == node_id)).scalar()
 
 
 def claim_node(alloc: dict, node_id: int) -> bool:
@@ -73,7 +76,8 @@ def claim_node(alloc: dict, node_id: int) -> bool:
         values = {'instance_uuid': alloc['uuid'],
                   'allocation_id': alloc['id'],
                   'updated_at': db_rows.utcnow(),
-                  'instance_info': _with_traits(conn, node_id, alloc)}
+                  'instance_info': _with_traits(
+                      _instance_info(conn, node_id), alloc)}
         claimed = conn.execute(N.update().where(
             N.c.id == node_id, N.c.instance_uuid.is_(None),
             N.c.allocation_id.is_(None), N.c.reservation.is_(None),
@@ -86,8 +90,9 @@ def claim_node(alloc: dict, node_id: int) -> bool:
     return bool(claimed)
 
 
-_BACKFILL_COLUMNS = ('id', 'uuid', 'instance_uuid', 'allocation_id',
-                     'provision_state', 'resource_class', 'reservation')
+_BACKFILL_COLUMNS = ('id', 'uuid', 'instance_uuid', 'instance_info',
+                     'allocation_id', 'provision_state', 'resource_class',
+                     'reservation')
 
 
 def _node_for_update(conn, node_id: int, columns: tuple) -> dict:
@@ -149,7 +154,8 @@ def backfill(alloc: dict, node_id: int) -> None:
                        % (node['uuid'], '; '.join(errors)))
         values = {'allocation_id': alloc['id'],
                   'updated_at': db_rows.utcnow(),
-                  'instance_info': _with_traits(conn, node_id, alloc)}
+                  'instance_info': _with_traits(node['instance_info'],
+                                                alloc)}
         if not node['instance_uuid']:
             values['instance_uuid'] = alloc['uuid']
         if not conn.execute(N.update().where(

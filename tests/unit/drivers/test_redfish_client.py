@@ -512,7 +512,7 @@ def test_a_collected_connection_closes_its_session_in_the_closer(conf):
 
 def test_a_connection_pushed_out_of_the_cache_closes_its_session(
         conf, caplog, monkeypatch):
-    monkeypatch.setattr(client, '_EVICTED_WARNED', [0.0])
+    monkeypatch.setattr(client, '_EVICTED_WARNED', [-float('inf')])
     conf.set_override('connection_cache_size', 1, group='redfish')
     fleet = _fleet(systems=2, per_bmc=1)
     nodes = [_session_node(fleet.address(sid), sid)

@@ -138,7 +138,7 @@ _CACHE_LOCK = threading.Lock()
 CLOSE_BACKLOG = 1000
 _CLOSER = None
 _CLOSER_LOCK = threading.Lock()
-_EVICTED_WARNED = [0.0]
+_EVICTED_WARNED = [-float('inf')]   # when the full cache was last told
 EVICTION_WARNING_SECONDS = 600
 
 
@@ -269,30 +269,25 @@ def _connected(node, info: Info, conf):
     with errors(node, info, 'connect'):
         pair = _connect(info, conf)
     if size:
-        dropped = []
+        evicted = []
         with _CACHE_LOCK:
-            other = _CACHE.get(info.key)
-            if other is not None:
-                # another thread connected meanwhile: use its connection
-                dropped.append(pair)
-                pair = other
-            else:
-                _CACHE[info.key] = pair
+            # another thread may have connected meanwhile: keep its
+            # connection and close this one
+            pair, spare = _CACHE.setdefault(info.key, pair), pair
             while len(_CACHE) > size:
-                dropped.append(_CACHE.popitem(last=False)[1])
-        if len(dropped) > (other is not None):
+                evicted.append(_CACHE.popitem(last=False)[1])
+        if evicted:
             _warn_evicting(size)
         # closed (their sessions' DELETE handed to the closer) outside
         # the cache's lock
-        for root, _ in dropped:
+        for root, _ in evicted + ([spare] if spare is not pair else []):
             root._auth.close()
     return pair
 
 
 def _warn_evicting(size: int) -> None:
     now = time.monotonic()
-    if now - _EVICTED_WARNED[0] < EVICTION_WARNING_SECONDS and \
-            _EVICTED_WARNED[0]:
+    if now < _EVICTED_WARNED[0] + EVICTION_WARNING_SECONDS:
         return
     _EVICTED_WARNED[0] = now
     LOG.warning('The Redfish connection cache is full (%d connections): '
