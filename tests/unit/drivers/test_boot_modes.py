@@ -23,6 +23,8 @@ def conf():
     deploy_conf.register_opts(c)
     ipmi_conf.register_opts(c)
     c([])
+    # the fake BMC answers at once: no pause between its commands
+    c.set_override('min_command_interval', 0, group='ipmi')
     return c
 
 
