@@ -1,0 +1,284 @@
+"""A Redfish connection's plain GETs go through urllib3 itself
+(drivers/modules/redfish/lean_get.py): the BMC sees the request requests
+would have sent, and sushy gets the answer (or the error) requests would
+have given; what lean_get does not do goes through requests."""
+
+import gzip
+import http.server
+import json
+import threading
+
+import pytest
+import requests
+import requests.adapters
+
+from baremetal.drivers.modules.redfish import client
+from baremetal.drivers.modules.redfish import lean_get
+from tests import tls
+from tests.bmc import hostile
+
+SYSTEM = {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
+          'PowerState': 'On', 'Name': 'caf\u00e9'}
+
+
+class _BMC:
+    """Answers per path; records each request's path and headers."""
+
+    def __init__(self, ctx=None):
+        self.seen = []
+        owner = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def do_GET(self):
+                owner.seen.append((self.path, dict(self.headers)))
+                status, headers, body = owner.answer(self.path)
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                if body is not None:
+                    self.send_header('Content-Length', str(len(body)))
+                self.send_header('Connection', 'close')
+                self.end_headers()
+                if body is not None:
+                    self.wfile.write(body)
+                self.close_connection = True
+
+            def log_message(self, *a):
+                pass
+
+        self.srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+        if ctx is not None:
+            self.srv.socket = ctx.wrap_socket(self.srv.socket,
+                                              server_side=True)
+        self.url = '%s://127.0.0.1:%d' % ('https' if ctx else 'http',
+                                          self.srv.server_address[1])
+        threading.Thread(target=self.srv.serve_forever, args=(0.05,),
+                         daemon=True).start()
+
+    def answer(self, path):
+        kind = path.rsplit('/', 1)[-1]
+        doc = json.dumps(SYSTEM).encode()
+        if kind == 'gone':
+            return 404, [('Content-Type', 'application/json')], json.dumps(
+                {'error': {'code': 'Base.1.0.ResourceMissing',
+                           'message': 'no such system'}}).encode()
+        if kind == 'broken':
+            return 500, [('Content-Type', 'text/html')], b'<html>oops'
+        if kind == 'denied':
+            return 401, [('WWW-Authenticate', 'Basic realm="bmc"')], b''
+        if kind == 'zipped':
+            return 200, [('Content-Type', 'application/json'),
+                         ('Content-Encoding', 'gzip')], gzip.compress(doc)
+        if kind == 'latin':
+            return 200, [('Content-Type', 'text/plain; charset=latin-1')], \
+                'caf\u00e9'.encode('latin-1')
+        if kind == 'moved':
+            return 302, [('Location', '/redfish/v1/Systems/1')], b''
+        if kind == 'cookie':
+            return 200, [('Content-Type', 'application/json'),
+                         ('Set-Cookie', 'bmc=abc; Path=/')], doc
+        return 200, [('Content-Type', 'application/json; charset=utf-8'),
+                     ('ETag', 'W/"1"')], doc
+
+    def stop(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+@pytest.fixture
+def bmcs():
+    made = []
+    yield lambda ctx=None: made.append(_BMC(ctx)) or made[-1]
+    for b in made:
+        b.stop()
+
+
+def _session(auth=('admin', 'pa\u00dfword')):
+    """A session as sushy and client.py leave it."""
+    s = requests.Session()
+    s.trust_env = False
+    s.headers['Connection'] = 'close'
+    s.auth = auth
+    return s
+
+
+# what sushy passes with a GET
+_KWARGS = {'json': None, 'timeout': (5, 10),
+           'headers': {'Accept': 'application/json',
+                       'OData-Version': '4.0', 'Accept-Encoding': 'identity',
+                       'Content-Type': None}}
+
+
+def _both(url, verify=True, session=None):
+    """(requests' answer or error, lean_get's) for one GET of ``url``."""
+    out = []
+    for lean in (False, True):
+        s = session or _session()
+        try:
+            if lean:
+                r = lean_get.send(s, url, verify=verify, **_KWARGS)
+                assert r is not None, 'lean_get left a plain GET to requests'
+            else:
+                r = s.request('GET', url, verify=verify, **_KWARGS)
+            out.append(r)
+        except requests.RequestException as e:
+            out.append(e)
+    return out
+
+
+@pytest.mark.parametrize('kind', ['1', 'gone', 'broken', 'denied', 'zipped',
+                                  'latin'])
+def test_the_answer_is_the_one_requests_gives(bmcs, kind):
+    bmc = bmcs()
+    plain, lean = _both(bmc.url + '/redfish/v1/Systems/' + kind)
+    assert (lean.status_code, lean.reason, lean.content, lean.text,
+            lean.encoding, lean.url, lean.ok) == \
+        (plain.status_code, plain.reason, plain.content, plain.text,
+         plain.encoding, plain.url, plain.ok)
+    skip = {'date'}
+    assert {k: v for k, v in lean.headers.items() if k.lower() not in skip} \
+        == {k: v for k, v in plain.headers.items() if k.lower() not in skip}
+    assert lean.headers.get('content-type') == \
+        plain.headers.get('Content-Type')
+    if kind in ('1', 'gone', 'zipped'):
+        assert lean.json() == plain.json()
+
+
+def test_the_bmc_sees_the_request_requests_sends(bmcs):
+    bmc = bmcs()
+    s = _session()
+    s.headers['X-Auth-Token'] = 'token-1'     # sushy's session auth
+    _both(bmc.url + '/redfish/v1/Systems/a%20b?$expand=.', session=s)
+    (path1, seen1), (path2, seen2) = bmc.seen
+    assert path1 == path2 == '/redfish/v1/Systems/a%20b?$expand=.'
+    seen1.pop('Host'), seen2.pop('Host')
+    assert seen2 == seen1
+    assert seen2['Authorization'] == requests.auth._basic_auth_str(
+        'admin', 'pa\u00dfword')
+    assert seen2['X-Auth-Token'] == 'token-1'
+    assert seen2['Connection'] == 'close'
+    assert 'Content-Type' not in seen2
+
+
+@pytest.mark.parametrize('mode', ['close', 'malformed', 'hang'])
+def test_a_failure_is_the_error_requests_raises(mode):
+    bmc = hostile.TCPFault(mode)
+    try:
+        url = bmc.url + '/redfish/v1/Systems/1'
+        kwargs = dict(_KWARGS, timeout=(1, 0.5))
+        errors = []
+        for lean in (False, True):
+            s = _session()
+            with pytest.raises(requests.RequestException) as e:
+                if lean:
+                    lean_get.send(s, url, verify=True, **kwargs)
+                else:
+                    s.request('GET', url, verify=True, **kwargs)
+            errors.append(type(e.value))
+        assert errors[1] is errors[0], errors
+    finally:
+        bmc.stop()
+
+
+def test_nothing_listening_is_the_error_requests_raises(bmcs):
+    bmc = bmcs()
+    url = bmc.url + '/redfish/v1/Systems/1'
+    bmc.stop()
+    plain, lean = _both(url)
+    assert type(lean) is type(plain) is requests.ConnectionError
+
+
+def test_tls_is_verified_as_requests_verifies_it(bmcs, tmp_path):
+    ctx, cert = tls.server_context(tmp_path, 'bmc')
+    bmc = bmcs(ctx)
+    url = bmc.url + '/redfish/v1/Systems/1'
+    plain, lean = _both(url, verify=True)      # not in the default bundle
+    assert type(lean) is type(plain) is requests.exceptions.SSLError
+    for verify in (cert, str(tmp_path), False):
+        if verify == str(tmp_path):
+            import subprocess
+            subprocess.run(['openssl', 'rehash', str(tmp_path)], check=True)
+        plain, lean = _both(url, verify=verify)
+        assert (lean.status_code, lean.json()) == \
+            (plain.status_code, plain.json()) == (200, SYSTEM)
+
+
+def test_a_redirect_is_left_to_requests_which_follows_it(bmcs):
+    bmc = bmcs()
+    url = bmc.url + '/redfish/v1/Systems/moved'
+    assert lean_get.send(_session(), url, **_KWARGS) is None
+    assert [p for p, _ in bmc.seen] == ['/redfish/v1/Systems/moved']
+
+
+def test_a_cookie_is_kept_and_sent_back_by_requests(bmcs):
+    bmc = bmcs()
+    s = _session()
+    r = lean_get.send(s, bmc.url + '/redfish/v1/Systems/cookie', **_KWARGS)
+    assert r.json() == SYSTEM
+    assert s.cookies.get('bmc') == 'abc'
+    # a session with cookies is requests' to serve
+    assert lean_get.send(s, bmc.url + '/redfish/v1/Systems/1',
+                         **_KWARGS) is None
+    s.request('GET', bmc.url + '/redfish/v1/Systems/1', **_KWARGS)
+    assert bmc.seen[-1][1]['Cookie'] == 'bmc=abc'
+
+
+@pytest.mark.parametrize('change', [
+    lambda s, kw: s.proxies.update({'http': 'http://127.0.0.1:9'}),
+    lambda s, kw: setattr(s, 'trust_env', True),
+    lambda s, kw: s.hooks['response'].append(lambda r, **k: r),
+    lambda s, kw: setattr(s, 'cert', '/nonexistent.pem'),
+    lambda s, kw: setattr(s, 'auth', requests.auth.HTTPDigestAuth('a', 'b')),
+    lambda s, kw: s.mount('http://', type('A', (requests.adapters.HTTPAdapter,
+                                               ), {})()),
+    lambda s, kw: kw.update(stream=True),
+    lambda s, kw: kw.update(json={'a': 1}),
+    lambda s, kw: kw['headers'].update({'X-Count': 3}),
+], ids=['proxies', 'environment', 'hooks', 'cert', 'digest', 'adapter',
+        'stream', 'body', 'odd-header'])
+def test_what_lean_get_does_not_do_is_left_to_requests(bmcs, change):
+    bmc = bmcs()
+    s = _session()
+    kwargs = dict(_KWARGS, headers=dict(_KWARGS['headers']))
+    change(s, kwargs)
+    assert lean_get.send(s, bmc.url + '/redfish/v1/Systems/1',
+                         **kwargs) is None
+    assert bmc.seen == []
+
+
+def test_the_conductors_reads_do_not_go_through_requests(bmcs, monkeypatch):
+    import types
+
+    from oslo_config import cfg
+
+    from baremetal.conf import redfish as redfish_conf
+    conf = cfg.ConfigOpts()
+    redfish_conf.register_opts(conf)
+    conf([])
+    bmc = bmcs()
+    node = types.SimpleNamespace(uuid='n-1', driver_info={
+        'redfish_address': bmc.url,
+        'redfish_system_id': '/redfish/v1/Systems/1',
+        'redfish_username': 'u', 'redfish_password': 'p',
+        'redfish_auth_type': 'basic'})
+    client.forget(client.parse(node, conf))
+    sent = []
+    real = requests.adapters.HTTPAdapter.send
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, 'send',
+                        lambda self, r, **kw: sent.append(r.url) or
+                        real(self, r, **kw))
+    try:
+        for _ in range(3):
+            assert client.system_fields(node, conf) == SYSTEM
+        assert sent == []
+        assert [p for p, _ in bmc.seen].count('/redfish/v1/Systems/1') == 3
+        # a redirect is followed (by requests, to its end)
+        node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/moved'
+        client.forget(client.parse(node, conf))
+        assert client.system_fields(node, conf) == SYSTEM
+        assert sent == [bmc.url + '/redfish/v1/Systems/moved',
+                        bmc.url + '/redfish/v1/Systems/1']
+    finally:
+        client.forget(client.parse(node, conf))
