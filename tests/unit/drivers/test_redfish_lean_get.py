@@ -123,7 +123,7 @@ def _both(url, verify=True, session=None):
             else:
                 r = s.request('GET', url, verify=verify, **_KWARGS)
             out.append(r)
-        except requests.RequestException as e:
+        except OSError as e:        # requests' errors among them
             out.append(e)
     return out
 
@@ -196,6 +196,9 @@ def test_tls_is_verified_as_requests_verifies_it(bmcs, tmp_path):
     url = bmc.url + '/redfish/v1/Systems/1'
     plain, lean = _both(url, verify=True)      # not in the default bundle
     assert type(lean) is type(plain) is requests.exceptions.SSLError
+    plain, lean = _both(url, verify=str(tmp_path / 'nonexistent.pem'))
+    assert type(lean) is type(plain) is OSError
+    assert str(lean) == str(plain)
     for verify in (cert, str(tmp_path), False):
         if verify == str(tmp_path):
             import subprocess

@@ -18,8 +18,6 @@ arguments, or the BMC answers with a redirect (sent again through
 ``requests`` exceptions ``requests`` raises for them.
 """
 
-import os
-import threading
 import types
 
 import requests
@@ -39,55 +37,26 @@ _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 _RETRIES = urllib3.Retry(0, read=False)
 
 
-class _Pools:
-    """urllib3 pools of one session, by (scheme, host, port, verify)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.manager = urllib3.PoolManager(num_pools=4, maxsize=1,
-                                           block=False)
-
-    def get(self, scheme: str, host: str, port: int | None, verify):
-        kwargs = {}
-        if scheme == 'https':
-            if verify is False:
-                kwargs = {'cert_reqs': 'CERT_NONE', 'ca_certs': None,
-                          'ca_cert_dir': None}
-            else:
-                where = (requests.utils.DEFAULT_CA_BUNDLE_PATH
-                         if verify is True else verify)
-                kwargs = {'cert_reqs': 'CERT_REQUIRED',
-                          'ca_certs': None if os.path.isdir(where) else where,
-                          'ca_cert_dir': where if os.path.isdir(where)
-                          else None}
-        return self.manager.connection_from_host(
-            host, port=port, scheme=scheme, pool_kwargs=kwargs)
-
-
-def _pools(session) -> _Pools:
-    pools = getattr(session, '_baremetal_pools', None)
-    if pools is None:
-        pools = session._baremetal_pools = _Pools()
-    return pools
-
-
-def _plain(session, url: str, kwargs: dict) -> bool:
-    """Whether this GET needs nothing ``send`` leaves to requests."""
+def _adapter(session, url: str, kwargs: dict):
+    """requests' adapter of a GET that needs nothing ``send`` leaves to
+    requests; None otherwise."""
     if not _ARGS.issuperset(kwargs) or kwargs.get('json') is not None \
             or kwargs.get('data') is not None:
-        return False
+        return None
     auth = session.auth
     if auth is not None and not (isinstance(auth, tuple) and len(auth) == 2):
-        return False
+        return None
     # trust_env: client.py reads the environment once per connection
     if session.trust_env or session.proxies or session.cookies \
             or session.cert is not None or any(session.hooks.values()) \
             or session.params or session.stream:
-        return False
+        return None
     if not url.startswith(('http://', 'https://')):
-        return False
+        return None
     # only requests' own adapter (sushy mounts its own for TLS options)
-    return type(session.get_adapter(url)) is requests.adapters.HTTPAdapter
+    adapter = session.get_adapter(url)
+    return adapter if type(adapter) is requests.adapters.HTTPAdapter \
+        else None
 
 
 def _headers(session, headers) -> dict | None:
@@ -117,7 +86,8 @@ def _timeout(timeout):
 def send(session, url: str, **kwargs) -> requests.Response | None:
     """GET ``url`` as ``session.request('GET', url, **kwargs)`` would;
     None when the GET needs requests (see the module's docstring)."""
-    if not _plain(session, url, kwargs):
+    adapter = _adapter(session, url, kwargs)
+    if adapter is None:
         return None
     headers = _headers(session, kwargs.get('headers'))
     if headers is None:
@@ -130,8 +100,17 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
     if not parsed.host:
         return None
     verify = kwargs.get('verify', session.verify)
-    pool = _pools(session).get(parsed.scheme, parsed.host, parsed.port,
-                               verify)
+    # the pool requests would take, set up for TLS as requests sets it
+    target = requests.PreparedRequest()
+    target.url = url
+    try:
+        host, pool_kwargs = adapter.build_connection_pool_key_attributes(
+            target, verify, None)
+    except ValueError:
+        return None         # requests' InvalidURL
+    pool = adapter.poolmanager.connection_from_host(
+        **host, pool_kwargs=pool_kwargs)
+    adapter.cert_verify(pool, url, verify, None)
     try:
         raw = pool.urlopen('GET', parsed.request_uri, headers=headers,
                            redirect=False, assert_same_host=False,
