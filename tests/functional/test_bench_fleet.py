@@ -69,7 +69,9 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     # the power sync read the systems; both readers ran
     assert steady['bmc_requests_by_kind'].get('GET /Systems/{}', 0) > 0
     assert steady['metal3_gets'] > 0 and steady['nova_lists'] > 0
-    # the reader's decoding is a part of its list
-    assert 0 < steady['nova_list_decode_p50_seconds'] <= \
+    # the reader's decoding is a part of its list (of 80 nodes it may
+    # round to 0.000 s on a fast machine)
+    assert isinstance(steady['nova_list_decode_p50_seconds'], float)
+    assert 0 <= steady['nova_list_decode_p50_seconds'] <= \
         steady['nova_list_p50_seconds'], steady
     assert set(steady['cpu_percent']) == {'api', 'cond-0'}
