@@ -194,8 +194,9 @@ def test_tls_is_verified_as_requests_verifies_it(bmcs, tmp_path):
     ctx, cert = tls.server_context(tmp_path, 'bmc')
     bmc = bmcs(ctx)
     url = bmc.url + '/redfish/v1/Systems/1'
-    plain, lean = _both(url, verify=True)      # not in the default bundle
-    assert type(lean) is type(plain) is requests.exceptions.SSLError
+    for verify in (True, None):     # None: the session's, True
+        plain, lean = _both(url, verify=verify)  # not in the default bundle
+        assert type(lean) is type(plain) is requests.exceptions.SSLError
     plain, lean = _both(url, verify=str(tmp_path / 'nonexistent.pem'))
     assert type(lean) is type(plain) is OSError
     assert str(lean) == str(plain)
