@@ -6,12 +6,16 @@ have given; what lean_get does not do goes through requests."""
 import gzip
 import http.server
 import json
+import subprocess
 import threading
+import types
 
 import pytest
 import requests
 import requests.adapters
+from oslo_config import cfg
 
+from baremetal.conf import redfish as redfish_conf
 from baremetal.drivers.modules.redfish import client
 from baremetal.drivers.modules.redfish import lean_get
 from tests import tls
@@ -202,7 +206,6 @@ def test_tls_is_verified_as_requests_verifies_it(bmcs, tmp_path):
     assert str(lean) == str(plain)
     for verify in (cert, str(tmp_path), False):
         if verify == str(tmp_path):
-            import subprocess
             subprocess.run(['openssl', 'rehash', str(tmp_path)], check=True)
         plain, lean = _both(url, verify=verify)
         assert (lean.status_code, lean.json()) == \
@@ -253,11 +256,6 @@ def test_what_lean_get_does_not_do_is_left_to_requests(bmcs, change):
 
 
 def test_the_conductors_reads_do_not_go_through_requests(bmcs, monkeypatch):
-    import types
-
-    from oslo_config import cfg
-
-    from baremetal.conf import redfish as redfish_conf
     conf = cfg.ConfigOpts()
     redfish_conf.register_opts(conf)
     conf([])
