@@ -28,6 +28,8 @@ from collections.abc import Callable
 from cheroot import wsgi as cheroot_wsgi
 from oslo_log import log
 
+from baremetal.cmd import http_io
+
 LOG = log.getLogger(__name__)
 
 # how often the watchdog looks, and how long threads stay idle before
@@ -73,6 +75,7 @@ class Server:
             max=threads, request_queue_size=2048, timeout=300,
             server_name='baremetal', accepted_queue_size=connection_limit)
         self._server.gateway = _Gateway
+        self._server.ConnectionClass = http_io.Connection
         # idle keep-alive connections kept open (cheroot's default: 10)
         self._server.keep_alive_conn_limit = connection_limit
         self._server.prepare()  # binds now: the port is known
