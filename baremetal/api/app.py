@@ -33,6 +33,18 @@ _VERSION_HEADERS = {
     'X-OpenStack-Ironic-API-Maximum-Version': versions.MAX_STRING,
 }
 
+
+
+@functools.cache
+def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
+    """The headers of an answer at API ``version``."""
+    return (('X-OpenStack-Ironic-API-Version',
+             '%d.%d' % (versions.BASE, version)),
+            ('OpenStack-API-Version',
+             'baremetal %d.%d' % (versions.BASE, version)),
+            ('Vary', 'OpenStack-API-Version, X-OpenStack-Ironic-API-Version'),
+            *_VERSION_HEADERS.items())
+
 # first path segments Ironic also serves without the /v1 prefix
 _V1_RESOURCES = frozenset((
     'nodes', 'ports', 'portgroups', 'drivers', 'chassis', 'conductors',
@@ -160,13 +172,8 @@ class Dispatcher:
             resp.headers.update(errors.headers(e))
         if not version_headers:
             return resp
-        resp.headers['X-OpenStack-Ironic-API-Version'] = '%d.%d' % (
-            versions.BASE, version)
-        resp.headers['OpenStack-API-Version'] = 'baremetal %d.%d' % (
-            versions.BASE, version)
-        resp.headers['Vary'] = ('OpenStack-API-Version, '
-                                'X-OpenStack-Ironic-API-Version')
-        resp.headers.update(_VERSION_HEADERS)
+        # no layer sets these before: appended, not looked up first
+        resp.headerlist.extend(_version_headers(version))
         return resp
 
 

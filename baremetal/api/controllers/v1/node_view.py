@@ -88,9 +88,16 @@ def stored_json(value):
     return value
 
 
-def visible_fields(version: int) -> list[str]:
+@functools.cache
+def visible_fields(version: int) -> tuple[str, ...]:
+    """The node fields API ``version`` shows, in order (a tuple, kept)."""
     hidden = versions.hidden_fields(versions.NODE_FIELDS, version)
-    return [f for f in ALL_FIELDS if f not in hidden]
+    return tuple(f for f in ALL_FIELDS if f not in hidden)
+
+
+@functools.cache
+def visible_set(version: int) -> frozenset[str]:
+    return frozenset(visible_fields(version))
 
 
 def db_columns(fields: Iterable[str]) -> list[str]:

@@ -82,7 +82,7 @@ def check_name(req, name, node_uuid: str | None = None) -> None:
 
 def _check_ident(req, ident: str) -> None:
     """Names identify nodes from 1.5 on; before, only UUIDs do."""
-    if not db_rows.is_uuid_like(ident) and not req.allows(versions.NODE_NAME):
+    if not req.allows(versions.NODE_NAME) and not db_rows.is_uuid_like(ident):
         raise exception.NodeNotFound(node=ident)
 
 
@@ -167,7 +167,8 @@ def _filters(req) -> list:
 def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                ) -> dict:
     visible = node_view.visible_fields(req.version)
-    fields = collection.fields(req, set(visible), versions.NODE_FIELDS)
+    fields = collection.fields(req, node_view.visible_set(req.version),
+                               versions.NODE_FIELDS)
     if detail and fields is not None:
         raise exception.InvalidParameterValue(
             err="Can't fetch a subset of fields with 'detail' set")
@@ -243,7 +244,8 @@ def get_detail(req):
 @route('GET', '/v1/nodes/{node}')
 def get_one(req, node):
     visible = node_view.visible_fields(req.version)
-    fields = collection.fields(req, set(visible), versions.NODE_FIELDS)
+    fields = collection.fields(req, node_view.visible_set(req.version),
+                               versions.NODE_FIELDS)
     shown = fields or visible
     if 'traits' in shown:
         # the hot path of clients polling a node: one statement
