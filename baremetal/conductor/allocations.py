@@ -7,7 +7,7 @@ requested trait, and is one of the candidate nodes if any are named.
 Claiming it is one conditional UPDATE, so two allocations never get one
 node; a lost race moves on to the next candidate.  Backfilling and
 releasing are one transaction each, which the API runs itself
-(db.allocations.backfill and release).
+(db.allocations.create_backfilled and release).
 """
 
 import random

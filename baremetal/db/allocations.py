@@ -133,16 +133,21 @@ def _backfill_errors(conn, alloc: dict, node: dict) -> list[str]:
 
 
 @engine.retry_on_deadlock
-def backfill(alloc: dict, node_id: int) -> None:
-    """Record the allocation for a node that has its workload already
-    (API 1.58), in one transaction: the node gets the allocation (its
-    instance UUID is kept; without one it gets the allocation's) and the
-    allocation the node (state ``active``), or nothing changes.
+def create_backfilled(values: dict, node_id: int) -> dict:
+    """Create an allocation for a node that has its workload already
+    (API 1.58) in one transaction: the allocation is stored with the node
+    (state ``active``) and the node gets the allocation (its instance
+    UUID is kept; without one it gets the allocation's), or nothing is
+    stored at all.  The allocation as stored.
 
     InvalidState: the node has an allocation, or does not match what
     the allocation asks for; NodeLocked: a task holds the node;
-    AllocationNotFound: the allocation was deleted meanwhile."""
+    NodeNotFound; Conflict errors on a name taken."""
+    values = dict(values, state='active', node_id=node_id)
     with engine.writer() as conn:
+        # stored first, as Ironic does: a name taken is the answer even
+        # when the node does not fit either
+        alloc = db_rows.insert(conn, A, values)
         node = _node_for_update(conn, node_id, _BACKFILL_COLUMNS)
         if node['allocation_id']:
             raise exception.InvalidState(
@@ -152,22 +157,19 @@ def backfill(alloc: dict, node_id: int) -> None:
             raise exception.InvalidState(
                 reason='Cannot backfill an allocation for node %s: %s'
                        % (node['uuid'], '; '.join(errors)))
-        values = {'allocation_id': alloc['id'],
-                  'updated_at': db_rows.utcnow(),
-                  'instance_info': _with_traits(node['instance_info'],
-                                                alloc)}
+        claim = {'allocation_id': alloc['id'],
+                 'updated_at': db_rows.utcnow(),
+                 'instance_info': _with_traits(node['instance_info'],
+                                               alloc)}
         if not node['instance_uuid']:
-            values['instance_uuid'] = alloc['uuid']
+            claim['instance_uuid'] = alloc['uuid']
+        # raising anywhere here rolls the allocation's INSERT back
         if not conn.execute(N.update().where(
                 N.c.id == node_id, N.c.allocation_id.is_(None),
-                N.c.reservation.is_(None)).values(**values)).rowcount:
+                N.c.reservation.is_(None)).values(**claim)).rowcount:
             raise exception.NodeLocked(node=node['uuid'],
                                        host='another task')
-        # raising here rolls the node's UPDATE back with it
-        if not conn.execute(A.update().where(A.c.id == alloc['id']).values(
-                node_id=node_id, state='active',
-                updated_at=db_rows.utcnow())).rowcount:
-            raise exception.AllocationNotFound(allocation=alloc['uuid'])
+    return alloc
 
 
 _RELEASE_COLUMNS = ('id', 'uuid', 'instance_uuid', 'provision_state',

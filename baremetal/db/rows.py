@@ -69,27 +69,35 @@ def _insert_stmt(table: sa.Table, keys: tuple[str, ...]):
 
 def create(table: sa.Table, values: dict) -> dict:
     """Insert a row; translate unique violations into Conflict errors."""
+    # a node is created with its "created" event (change feed)
+    with_event = table is NODES and engine.events_in_python
+    with engine.writer() if with_event else engine.single() as conn:
+        row = insert(conn, table, values)
+        if with_event:
+            events.write(conn, events.lifecycle(
+                row, 'created', row['created_at']), engine.prepared_cache)
+    return row
+
+
+def insert(conn: sa.engine.Connection, table: sa.Table,
+           values: dict) -> dict:
+    """Insert a row on ``conn`` (in the caller's transaction): a UUID made
+    when it has none; the row as stored; Conflict errors on unique
+    values."""
     values = dict(values)
     if 'uuid' in table.c and not values.get('uuid'):
         values['uuid'] = new_uuid()
     values.setdefault('created_at', utcnow())
     stmt = _insert_stmt(table, tuple(sorted(values)))
+    params = {'v_' + k: v for k, v in values.items()}
     try:
-        # a node is created with its "created" event (change feed)
-        with_event = table is NODES and engine.events_in_python
-        with engine.writer() if with_event else engine.single() as conn:
-            params = {'v_' + k: v for k, v in values.items()}
-            if engine.engine().dialect.insert_returning:
-                rows, _ = prepared.run(engine.prepared_cache, conn, stmt,
-                                       params)
-                values['id'] = rows[0]['id']
-            else:
-                res = conn.execute(stmt, params)
-                values['id'] = res.inserted_primary_key[0]
-            if with_event:
-                events.write(conn, events.lifecycle(
-                    values, 'created', values['created_at']),
-                    engine.prepared_cache)
+        if engine.engine().dialect.insert_returning:
+            rows, _ = prepared.run(engine.prepared_cache, conn, stmt,
+                                   params)
+            values['id'] = rows[0]['id']
+        else:
+            res = conn.execute(stmt, params)
+            values['id'] = res.inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
     except db_exc.DBReferenceError as e:

@@ -94,25 +94,39 @@ def test_claim_node_skips_a_locked_node(api):
     assert db_nodes.get_node(n['id'])['allocation_id'] is None
 
 
+def _backfill(node_id, **fields):
+    return db_allocations.create_backfilled(
+        dict({'resource_class': 'gold', 'state': 'allocating'}, **fields),
+        node_id)
+
+
+def _allocations():
+    return [(r['name'], r['node_id'], r['state'])
+            for r in db_allocations.ROWS.list_page()]
+
+
 def test_backfill_keeps_the_instance_uuid(any_db_api):
     instance = db_rows.new_uuid()
     n = _node(provision_state='active', instance_uuid=instance)
-    alloc = _alloc(traits=[])
-    db_allocations.backfill(alloc, n['id'])
+    alloc = _backfill(n['id'], traits=[], name='a1')
     assert _claims(n['id']) == (alloc['id'], instance, {'traits': []})
     row = db_allocations.ROWS.get(alloc['id'])
-    assert (row['node_id'], row['state']) == (n['id'], 'active')
-    # once only
+    assert (row['node_id'], row['state'], row['name']) == (
+        n['id'], 'active', 'a1')
+    # as stored (MySQL keeps whole seconds of created_at)
+    assert {k: v for k, v in row.items() if k != 'created_at'} == {
+        k: v for k, v in alloc.items() if k != 'created_at'}
+    # once only, and the refused one is not stored
     with pytest.raises(exception.InvalidState) as e:
-        db_allocations.backfill(_alloc(), n['id'])
+        _backfill(n['id'], name='a2')
     assert str(e.value) == 'Node %s already has an allocation' % n['uuid']
+    assert _allocations() == [('a1', n['id'], 'active')]
 
 
 def test_backfill_without_instance_takes_the_allocations(any_db_api):
     n = _node(provision_state='active')
     db_traits.set_node_traits(n['id'], ['CUSTOM_A'])
-    alloc = _alloc(traits=['CUSTOM_A'])
-    db_allocations.backfill(alloc, n['id'])
+    alloc = _backfill(n['id'], traits=['CUSTOM_A'])
     assert _claims(n['id']) == (alloc['id'], alloc['uuid'],
                                 {'traits': ['CUSTOM_A']})
 
@@ -120,9 +134,9 @@ def test_backfill_without_instance_takes_the_allocations(any_db_api):
 def test_backfill_names_every_mismatch(api):
     n = _node(provision_state='available', resource_class='silver')
     other = _node()
-    alloc = _alloc(traits=['CUSTOM_B'], candidate_nodes=[other['uuid']])
     with pytest.raises(exception.InvalidState) as e:
-        db_allocations.backfill(alloc, n['id'])
+        _backfill(n['id'], traits=['CUSTOM_B'],
+                  candidate_nodes=[other['uuid']])
     assert str(e.value) == (
         'Cannot backfill an allocation for node %s: Node must be in the '
         '"active" state, but the current state is "available"; Resource '
@@ -131,46 +145,45 @@ def test_backfill_names_every_mismatch(api):
         'must be empty or contain the target node, but got %s'
         % (n['uuid'], other['uuid']))
     assert _claims(n['id']) == (None, None, None)
+    assert _allocations() == []
 
 
-def test_backfill_leaves_a_locked_node_and_the_allocation(any_db_api):
-    n = _node(provision_state='active', reservation='host1')
-    alloc = _alloc()
-    with pytest.raises(exception.NodeLocked):
-        db_allocations.backfill(alloc, n['id'])
-    assert _claims(n['id']) == (None, None, None)
-    row = db_allocations.ROWS.get(alloc['id'])
-    assert (row['node_id'], row['state']) == (None, 'allocating')
-
-
-def test_backfill_of_a_deleted_allocation_leaves_the_node(any_db_api):
-    """The node's half and the allocation's half are one transaction:
-    when the second finds no allocation (deleted meanwhile), the first
-    is rolled back, and the node has no allocation id left dangling."""
-    n = _node(provision_state='active', instance_info={'image': 'x'})
-    alloc = _alloc(traits=['CUSTOM_A'])
-    db_traits.set_node_traits(n['id'], ['CUSTOM_A'])
+def test_backfill_of_a_locked_node_stores_nothing(any_db_api):
+    """The allocation's INSERT and the node's claim are one transaction:
+    when the claim finds the node locked, no allocation is left behind
+    (nor one in state "allocating" that no conductor works on)."""
+    n = _node(provision_state='active', reservation='host1',
+              instance_info={'image': 'x'})
     before = db_nodes.get_node(n['id'])
-    db_allocations.ROWS.delete(alloc['id'])
-    with pytest.raises(exception.AllocationNotFound) as e:
-        db_allocations.backfill(alloc, n['id'])
-    assert str(e.value) == ('Allocation %s could not be found.'
-                            % alloc['uuid'])
+    with pytest.raises(exception.NodeLocked):
+        _backfill(n['id'], name='locked')
     assert db_nodes.get_node(n['id']) == before
-    assert _claims(n['id']) == (None, None, {'image': 'x'})
+    assert _allocations() == []
+
+
+def test_backfill_with_a_taken_name_leaves_the_node(any_db_api):
+    n = _node(provision_state='active')
+    other = _node(provision_state='active')
+    _backfill(other['id'], name='taken')
+    before = db_nodes.get_node(n['id'])
+    with pytest.raises(exception.Conflict):
+        _backfill(n['id'], name='taken')
+    assert db_nodes.get_node(n['id']) == before
+    assert _allocations() == [('taken', other['id'], 'active')]
 
 
 def test_backfill_of_a_missing_node(api):
     with pytest.raises(exception.NodeNotFound):
-        db_allocations.backfill(_alloc(), 12345)
+        _backfill(12345)
+    assert _allocations() == []
 
 
 def test_release_frees_the_node_and_deletes_the_allocation(any_db_api):
     instance = db_rows.new_uuid()
     kept = _node(provision_state='active', instance_uuid=instance)
     freed = _node()
-    first, second = _alloc(), _alloc()
-    db_allocations.backfill(first, kept['id'])
+    first = _backfill(kept['id'])
+    second = _alloc()
     assert db_allocations.claim_node(second, freed['id'])
     db_nodes.ROWS.update(kept['id'], {'maintenance': True})
     for alloc in (first, second):

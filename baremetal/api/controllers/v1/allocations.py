@@ -156,24 +156,20 @@ def create_allocation(req):
 
 
 def _create(req, values: dict, node_id: int | None) -> dict:
-    row = db_allocations.ROWS.create(values)
     if node_id is not None:
-        try:
-            db_allocations.backfill(row, node_id)
-        except Exception:
-            db_allocations.ROWS.delete(row['id'])
-            raise
-        row = db_allocations.ROWS.get(row['id'], shown_as=row['uuid'])
-    else:
-        try:
-            state.RPC.any_call(req.context, 'create_allocation',
-                               allocation_uuid=row['uuid'])
-        except Exception:
-            # no conductor took it (503): leave nothing half-made behind
-            db_allocations.ROWS.delete(row['id'])
-            raise
-        # answered as created, state "allocating" (as Ironic does), even
-        # when the worker was quicker than this response
+        # the allocation and the node's claim: one transaction
+        row = db_allocations.create_backfilled(values, node_id)
+        return db_allocations.ROWS.get(row['id'], shown_as=row['uuid'])
+    row = db_allocations.ROWS.create(values)
+    try:
+        state.RPC.any_call(req.context, 'create_allocation',
+                           allocation_uuid=row['uuid'])
+    except Exception:
+        # no conductor took it (503): leave nothing half-made behind
+        db_allocations.ROWS.delete(row['id'])
+        raise
+    # answered as created, state "allocating" (as Ironic does), even when
+    # the worker was quicker than this response
     return row
 
 
