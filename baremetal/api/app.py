@@ -7,6 +7,7 @@ Ironic's error body via ``errors.render``.
 """
 
 import functools
+import re
 
 import orjson
 
@@ -44,6 +45,19 @@ def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
              'baremetal %d.%d' % (versions.BASE, version)),
             ('Vary', 'OpenStack-API-Version, X-OpenStack-Ironic-API-Version'),
             *_VERSION_HEADERS.items())
+
+# what URL quoting leaves as it is (webob's safe characters for a path)
+_PATH_AS_IS = re.compile(r"[A-Za-z0-9_.\-~/!$&'()*+,;=:@]*")
+
+
+def _path(req, environ) -> str:
+    """``req.path`` (webob's: SCRIPT_NAME and PATH_INFO, URL-quoted),
+    without webob's decoding and quoting where they change nothing."""
+    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    if _PATH_AS_IS.fullmatch(path):
+        return path
+    return req.path
+
 
 # first path segments Ironic also serves without the /v1 prefix
 _V1_RESOURCES = frozenset((
@@ -92,21 +106,23 @@ class Dispatcher:
                 version = versions.parse(req.headers)
             except exception.NotAcceptable as e:
                 raise routing.HTTPError(406, e.message) from None
-            path = req.path
+            environ = req.environ
+            path = _path(req, environ)
+            method = environ['REQUEST_METHOD']
             if path.endswith('.json') and \
                     version < versions.NO_JSON_SUFFIX:
                 # before 1.91 a ".json" ending only asked for JSON
                 path = path[:-len('.json')]
             if path.split('/', 2)[1] in _V1_RESOURCES and \
-                    not routing.serves_at_root(req.method, path):
+                    not routing.serves_at_root(method, path):
                 # Ironic routes /nodes/... and the like to v1 (this
                 # service's own root routes stay: GET /events, the
                 # change feed, not Ironic's POST-only /v1/events; GET
                 # /nodes/{node}/plan)
                 path = '/v1' + path
-            ctx = req.environ.get('baremetal.context')
+            ctx = environ.get('baremetal.context')
             try:
-                r, params = routing.match(req.method, path, version)
+                r, params = routing.match(method, path, version)
             except routing.TooOld as e:
                 if ctx is None and not e.route.public:
                     raise exception.NotAuthenticated(
@@ -115,7 +131,7 @@ class Dispatcher:
                     raise routing.HTTPError(e.gate.status,
                                             e.gate.message) from None
                 raise errors.fault(e.gate.status, e.gate.message) from None
-            req.environ[request_metrics.ROUTE_KEY] = r.template
+            environ[request_metrics.ROUTE_KEY] = r.template
             if ctx is None and not r.public:
                 raise exception.NotAuthenticated(
                     'Authentication is required')

@@ -5,7 +5,9 @@ the fault form of the error (versions.TOO_OLD)."""
 import json
 
 import pytest
+import webob
 
+from baremetal.api import app
 from baremetal.api import routing
 from baremetal.api import versions
 
@@ -159,3 +161,22 @@ def test_a_bad_version_header_is_406_in_ironic_words(api, value, start):
     # range is always given
     assert headers['X-OpenStack-Ironic-API-Maximum-Version'] == \
         versions.MAX_STRING
+
+
+@pytest.mark.parametrize('script, path', [
+    ('', '/v1/nodes/1be26c0b-03f2-4d2e-ae87-c02d7f33c123'),
+    ('', "/v1/nodes/a_b.c~d-e!$&'()*+,;=:@"),
+    ('/baremetal', '/v1/nodes/detail'),
+    ('', '/v1/nodes/with space'),
+    ('', '/v1/nodes/per%cent'),
+    ('', '/v1/nodes/q?x'),
+    ('', '/v1/nodes/' + 'nœud'.encode().decode('latin-1')),
+    ('/b r', '/v1/nodes'),
+])
+def test_dispatch_path_is_webobs(script, path):
+    """The dispatcher's path is webob's req.path (quoted), taken from the
+    environ as it is when quoting would change nothing."""
+    environ = webob.Request.blank('/').environ
+    environ['SCRIPT_NAME'], environ['PATH_INFO'] = script, path
+    req = webob.Request(environ)
+    assert app._path(req, environ) == req.path
