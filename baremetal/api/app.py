@@ -35,7 +35,6 @@ _VERSION_HEADERS = {
 }
 
 
-
 @functools.cache
 def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
     """The headers of an answer at API ``version``."""
@@ -45,6 +44,7 @@ def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
              'baremetal %d.%d' % (versions.BASE, version)),
             ('Vary', 'OpenStack-API-Version, X-OpenStack-Ironic-API-Version'),
             *_VERSION_HEADERS.items())
+
 
 # what URL quoting leaves as it is (webob's safe characters for a path)
 _PATH_AS_IS = re.compile(r"[A-Za-z0-9_.\-~/!$&'()*+,;=:@]*")

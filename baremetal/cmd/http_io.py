@@ -101,7 +101,12 @@ class Reader(io.BufferedReader):
     def has_data(self) -> bool:
         """Whether a request is already here (pipelined), without
         waiting: a peek that does not block on the socket."""
-        sock = self.raw._sock
+        raw = self.raw
+        if raw._writer.pending:
+            # sent while the socket still waits (a non-blocking send
+            # could stop halfway)
+            raw._writer.flush()
+        sock = raw._sock
         timeout = sock.gettimeout()
         sock.settimeout(0)
         try:

@@ -232,3 +232,38 @@ def test_writer_joins_small_and_sends_large_parts_apart():
     assert w.bytes_written == 8 + 4 + len(big)
     with pytest.raises(TypeError):
         w.write('text')
+
+
+def test_has_data_sends_what_is_pending_whole_first():
+    """A response still pending when the server looks for a next request
+    goes out whole (not through the non-blocking peek, where a full send
+    buffer would stop it halfway)."""
+    ours, theirs = socket.socketpair()
+    ours.settimeout(30)
+    try:
+        w = http_io.Writer(ours)
+        r = http_io.Reader(ours, w)
+        big = bytes(range(256)) * 16384       # 4 MiB: more than a buffer
+        w.write(big)
+        got = bytearray()
+
+        def drain():
+            while len(got) < len(big):
+                chunk = theirs.recv(1 << 16)
+                if not chunk:
+                    return
+                got.extend(chunk)
+        t = threading.Thread(target=drain)
+        t.start()
+        assert r.has_data() is False
+        t.join(30)
+        assert bytes(got) == big
+        theirs.sendall(b'GET / HTTP/1.1\r\n')
+        deadline = time.monotonic() + 10
+        while not r.has_data() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert r.readline() == b'GET / HTTP/1.1\r\n'
+        assert ours.gettimeout() == 30
+    finally:
+        ours.close()
+        theirs.close()
