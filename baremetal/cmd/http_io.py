@@ -4,8 +4,8 @@
 cheroot reads a request's line and headers through ``_pyio`` (Python's
 pure-Python ``io``) and sends a response's headers and its body as two
 ``send`` calls as soon as each is written.  Here, what cheroot writes
-is kept until the response is complete or until the server is about
-to read from the client (a ``100 Continue`` is sent before the body it
+is kept (up to 1 MiB) until the response is complete or until the
+server is about to read from the client (a ``100 Continue`` is sent before the body it
 asks for is read), and then goes out in one call: one segment on the
 wire for a small answer, one wake-up of the client.  A stream of the
 change feed flushes each event itself (``cmd/wsgi.py``).  The ``Date``
@@ -28,6 +28,9 @@ from cheroot import server as cheroot_server
 # a response up to this size is joined and sent in one call; above it,
 # its parts are sent one by one (joining would copy a large body)
 JOIN_UP_TO = 64 * 1024
+# what a response written in many pieces may hold back: beyond it, what
+# was written so far is sent at once
+HOLD_UP_TO = 1024 * 1024
 
 
 class Writer:
@@ -52,6 +55,8 @@ class Writer:
             self._parts.append(bytes(data))
             self._size += n
             self.bytes_written += n
+            if self._size > HOLD_UP_TO:
+                self.flush()
         return n
 
     def flush(self) -> None:

@@ -243,7 +243,8 @@ def test_has_data_sends_what_is_pending_whole_first():
     try:
         w = http_io.Writer(ours)
         r = http_io.Reader(ours, w)
-        big = bytes(range(256)) * 16384       # 4 MiB: more than a buffer
+        # more than the socket takes at once, as much as the writer holds
+        big = bytes(range(256)) * (http_io.HOLD_UP_TO // 256)
         w.write(big)
         got = bytearray()
 
@@ -267,3 +268,14 @@ def test_has_data_sends_what_is_pending_whole_first():
     finally:
         ours.close()
         theirs.close()
+
+
+def test_writer_holds_back_at_most_a_mebibyte():
+    sock = _Sock()
+    w = http_io.Writer(sock)
+    piece = b'y' * (256 * 1024)
+    for _ in range(4):
+        w.write(piece)
+    assert sock.sent == []       # 1 MiB: still held
+    w.write(b'z')
+    assert b''.join(sock.sent) == piece * 4 + b'z' and not w.pending
