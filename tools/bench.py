@@ -11,6 +11,9 @@ detached git worktree of REF, imported through PYTHONPATH), round by
 round in alternating order, and prints this tree's figures over REF's
 for each round and their medians: the way to tell what a change did to
 the hot path on a machine whose speed drifts between minutes.
+``--hot-path`` also runs tools/hot_path.py against each embedded server
+(one keep-alive client: node GETs and detail lists, the server's CPU per
+request from /proc), and with ``--compare`` its ratios too.
 """
 
 import argparse
@@ -23,6 +26,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+import hot_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.environ.get('BENCH_DIR',
@@ -91,9 +96,12 @@ def ours(args, tree: str = ROOT) -> dict:
                             env=env)
     try:
         startup = _wait('http://127.0.0.1:%d/' % args.port)
-        result = run_bench('http://127.0.0.1:%d' % args.port, proc.pid,
-                           'baremetal', args)
+        endpoint = 'http://127.0.0.1:%d' % args.port
+        result = run_bench(endpoint, proc.pid, 'baremetal', args)
         result['startup_s'] = round(startup, 3)
+        if args.hot_path:
+            result['hot_path'] = hot_path.run(endpoint, proc.pid,
+                                              args.nodes)
         return result
     finally:
         proc.terminate()
@@ -162,6 +170,19 @@ FIGURES = (
 )
 
 
+# tools/hot_path.py's figures (--hot-path)
+HOT_PATH = (
+    ('hot path: node GET, server CPU (ms)',
+     lambda r: r['hot_path']['get_node']['server_cpu_ms']),
+    ('hot path: node GET, median (ms)',
+     lambda r: r['hot_path']['get_node']['p50_ms']),
+    ('hot path: detail list, server CPU (ms)',
+     lambda r: r['hot_path']['detail']['server_cpu_ms']),
+    ('hot path: detail list, median (ms)',
+     lambda r: r['hot_path']['detail']['p50_ms']),
+)
+
+
 def _read(r: dict, name: str):
     read = r.get('read', {})
     if name == 'get_node_rps':
@@ -197,6 +218,9 @@ def report(results: dict) -> None:
         if 'startup_s' in r:
             print('  %-36s %s' % ('start-up to first answer (s)',
                                   r['startup_s']))
+        for name, fn in HOT_PATH:
+            if 'hot_path' in r:
+                print('  %-36s %s' % (name, fn(r)))
     if 'scale-out' in results:
         _lifecycle_ratios('== scale-out / embedded (lower is better)',
                           results['scale-out'], results['baremetal'],
@@ -248,10 +272,14 @@ def report_compare(ref: str, rounds: list[dict]) -> None:
     """This tree's lifecycle figures over REF's, per round (each pair
     run back to back) and the median."""
     print('== this tree / %s (lower is better)' % ref)
-    ratios: dict[str, list[float]] = {name: [] for name, _ in FIGURES}
+    figures = FIGURES
+    if all('hot_path' in one[k] for one in rounds
+           for k in ('baremetal', 'compare')):
+        figures = FIGURES + HOT_PATH
+    ratios: dict[str, list[float]] = {name: [] for name, _ in figures}
     for i, one in enumerate(rounds, 1):
         parts = []
-        for name, fn in FIGURES:
+        for name, fn in figures:
             a, b = fn(one['baremetal']), fn(one['compare'])
             ratios[name].append(a / b if b else float('inf'))
             parts.append('%.2f / %.2f' % (a, b))
@@ -300,6 +328,10 @@ def main() -> None:
                    help='also run the embedded server of commit REF in '
                         'each round (alternating which goes first) and '
                         'print this tree\'s figures over REF\'s')
+    p.add_argument('--hot-path', action='store_true',
+                   help='also measure node GETs and detail lists with '
+                        'one keep-alive client, with the server\'s CPU '
+                        'per request (tools/hot_path.py), in every round')
     p.add_argument('--json-out')
     args = p.parse_args()
     rounds = []
