@@ -5,9 +5,10 @@ cheroot reads a request's line and headers through ``_pyio`` (Python's
 pure-Python ``io``) and sends a response's headers and its body as two
 ``send`` calls as soon as each is written.  Here, what cheroot writes
 is kept (up to 1 MiB) until the response is complete or until the
-server is about to read from the client (a ``100 Continue`` is sent before the body it
-asks for is read), and then goes out in one call: one segment on the
-wire for a small answer, one wake-up of the client.  A stream of the
+server is about to read from the client (a ``100 Continue`` is sent
+before the body it asks for is read), and then goes out in one call:
+one segment on the wire for a small answer, one wake-up of the
+client.  A stream of the
 change feed flushes each event itself (``cmd/wsgi.py``).  The ``Date``
 header is formatted once a second, not once a response.
 
