@@ -52,14 +52,17 @@ def port():
 
 
 @pytest.fixture
-def server_sends(monkeypatch):
-    """``sendall`` calls made by the server's threads."""
+def server_sends(monkeypatch, port):
+    """``sendall`` calls made on the server's side of its connections."""
     calls = []
     real = socket.socket.sendall
-    main = threading.main_thread()
 
     def sendall(self, data, *a):
-        if threading.current_thread() is not main:
+        try:
+            local = self.getsockname()[1]
+        except OSError:
+            local = None
+        if local == port:
             calls.append(bytes(data))
         return real(self, data, *a)
     monkeypatch.setattr(socket.socket, 'sendall', sendall)
