@@ -14,20 +14,14 @@ The nodes it enrolls (fake-hardware) are deleted again at the end.
 import argparse
 import http.client
 import json
-import os
 import statistics
 import time
 import urllib.parse
 
+import proc_stats
+
 HEADERS = {'X-OpenStack-Ironic-API-Version': '1.115',
            'Content-Type': 'application/json'}
-
-
-def _cpu_seconds(pid: int) -> float:
-    """utime + stime of the process (all its threads)."""
-    with open('/proc/%d/stat' % pid) as f:
-        fields = f.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 def _call(conn, method: str, path: str, body=None) -> tuple[int, bytes]:
@@ -41,13 +35,13 @@ def _timed(conn, pid: int, paths: list[str]) -> dict:
     """Each path once, in order: the median time of a request, the
     server's CPU per request, and the statuses that were not 200."""
     took, bad = [], 0
-    cpu0 = _cpu_seconds(pid)
+    cpu0 = proc_stats.cpu_seconds(pid)
     for path in paths:
         t0 = time.perf_counter()
         status, _ = _call(conn, 'GET', path)
         took.append(time.perf_counter() - t0)
         bad += status != 200
-    cpu = _cpu_seconds(pid) - cpu0
+    cpu = proc_stats.cpu_seconds(pid) - cpu0
     return {'requests': len(paths), 'not_ok': bad,
             'p50_ms': round(statistics.median(took) * 1e3, 3),
             'server_cpu_ms': round(cpu / len(paths) * 1e3, 3)}

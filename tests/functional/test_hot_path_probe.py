@@ -6,11 +6,14 @@ again at the end. Figures are printed, never asserted."""
 import importlib.util
 import json
 import os
+import sys
 import urllib.request
 
+_TOOLS = os.path.join(os.path.dirname(__file__), '..', '..', 'tools')
+# as when it runs from tools/: its proc_stats beside it
+sys.path.insert(0, _TOOLS)
 _SPEC = importlib.util.spec_from_file_location(
-    'hot_path', os.path.join(os.path.dirname(__file__), '..', '..',
-                             'tools', 'hot_path.py'))
+    'hot_path', os.path.join(_TOOLS, 'hot_path.py'))
 hot_path = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(hot_path)
 
