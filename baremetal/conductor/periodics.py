@@ -110,7 +110,10 @@ def poll_async_steps(conductor) -> None:
                 task.upgrade_lock()
                 if (task.node.provision_state, getattr(
                         task.node, kind.step_field)) != (state, step):
-                    continue    # moved on while we polled
+                    # moved on while we polled (the step poller resumed
+                    # it): what this poll found is about a step done with
+                    task.release_resources(save=False)
+                    continue
                 conductor.resume_steps(task, error)
         except (exception.NodeLocked, exception.NodeNotFound):
             continue

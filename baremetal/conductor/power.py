@@ -100,9 +100,15 @@ def sync_one(task, failures: dict, max_retries: int,
         task.bmc_read_cache = None
     node = task.node
     if actual != node.power_state:
+        read_from = node.updated_at
+        task.upgrade_lock()
+        if task.node.updated_at != read_from:
+            # the node changed while the BMC was read (a power action
+            # may have recorded its own state): what was read may
+            # predate it; the next sync reads again
+            return None
         LOG.info('Node %s: power state is %s (database said %s); '
                  'recording it', node.uuid, actual, node.power_state)
-        task.upgrade_lock()
         if notifications.ON:   # sent once saved, from the recorded state
             notify.power_corrected(task, task.node.power_state)
         task.node.power_state = actual

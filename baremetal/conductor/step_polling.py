@@ -136,6 +136,8 @@ class StepPoller:
                 return True
             task.upgrade_lock()
             if not self._still_waiting(task, w):
+                # resumed by another poll meanwhile: keep nothing of this
+                task.release_resources(save=False)
                 return False
             self.conductor.resume_steps(task, error)
             return False

@@ -89,17 +89,19 @@ class TaskManager:
 
     # ---- locks ----
     def upgrade_lock(self) -> None:
-        """Turn a shared task into an exclusive one (re-reads the node)."""
+        """Turn a shared task into an exclusive one.  The node is read
+        again; what this task changed while shared is carried over,
+        JSON objects key by key (objects/base.py ``rebased``), so what
+        another task stored between the two reads is not overwritten.
+        A caller that finds the node moved on meanwhile releases
+        without saving (``release_resources(save=False)``)."""
         if not self.shared:
             return
-        pending = self.node.changes()
         with metrics.lock_upgrade():
             row = node_locks.retrying(
                 self.lock_wait, db_reservations.reserve_node,
                 self.conductor.host, self.node.id)
-        self.node = objects.Node(row)
-        for k, v in pending.items():
-            setattr(self.node, k, v)
+        self.node = self.node.rebased(row)
         self.shared = False
 
     def release_resources(self, save: bool = True) -> None:

@@ -25,6 +25,18 @@ def _snapshot(value: Any) -> bytes:
         return json.dumps(value, sort_keys=True, default=str).encode()
 
 
+def _merged(before: dict, after: dict, stored: dict) -> dict:
+    """``stored`` with the top-level keys that went from ``before`` to
+    ``after`` changed the same way."""
+    out = dict(stored)
+    for k in before.keys() - after.keys():
+        out.pop(k, None)
+    for k, v in after.items():
+        if k not in before or _snapshot(before[k]) != _snapshot(v):
+            out[k] = v
+    return out
+
+
 class Record:
     rows: ClassVar[db_rows.Rows]
     json_fields: ClassVar[frozenset[str]] = frozenset()
@@ -94,6 +106,27 @@ class Record:
                 orig[k] = now[k]
             else:
                 orig[k] = _snapshot(data.get(k))
+
+    def rebased(self, row: dict) -> 'Record':
+        """A record of ``row`` (the row read again, as another writer may
+        have left it) carrying the changes made to this one.  A field
+        set takes its new value; a JSON object this record read and then
+        changed brings only the top-level keys it added, changed or
+        removed, so what was stored meanwhile under other keys stays
+        (an agent token, a step index: a whole stale dict written back
+        would undo them)."""
+        pending = self.changes()
+        fresh = type(self)(row)
+        for name, value in pending.items():
+            orig = self._json_orig.get(name)
+            stored = row.get(name)
+            if orig is not None and isinstance(value, dict) and \
+                    isinstance(stored, dict):
+                before = json.loads(orig)
+                if isinstance(before, dict):
+                    value = _merged(before, value, stored)
+            setattr(fresh, name, value)
+        return fresh
 
     @classmethod
     def get(cls, ident: Any, columns=None):

@@ -10,7 +10,8 @@ from baremetal.conductor import power
 
 def _task(actual, mode):
     node = types.SimpleNamespace(uuid='n1', power_state=states.POWER_OFF,
-                                 boot_mode='uefi', health=None)
+                                 boot_mode='uefi', health=None,
+                                 updated_at=None)
     conf = types.SimpleNamespace(conductor=types.SimpleNamespace(
         enable_health_monitoring=False))
     return types.SimpleNamespace(

@@ -1,0 +1,142 @@
+"""A shared task that turns exclusive (task.upgrade_lock) writes what it
+changed, not the node as it read it: what another task stored between
+its read and its lock stays.  Seen in CI as a lost update: two polls of
+one finished RAID step (the step poller's and the periodic one's); the
+first resumed the node, the agent looked it up (its token stored), the
+second, finding the node moved on, still saved the driver_internal_info
+it had read before, with the old step index and no token, and the
+agent's heartbeat then resumed the finished step again, rebooting the
+node under the agent."""
+
+from baremetal import objects
+from baremetal.common import states
+from baremetal.conductor import periodics
+from baremetal.conductor import power
+from baremetal.conductor import step_polling
+from baremetal.conductor import task_manager
+from baremetal.db import nodes as db_nodes
+from baremetal.db import rows as db_rows
+from baremetal.drivers.modules import fake
+
+STEP = 'deploy.erase_devices_metadata'
+
+
+def _store(uuid: str, **values) -> None:
+    """Another task's write, between this task's read and its lock."""
+    db_rows.update(db_nodes.NODES, db_nodes.get_node(uuid)['id'], values)
+
+
+def _info(uuid: str) -> dict:
+    return db_nodes.get_node(uuid)['driver_internal_info']
+
+
+def test_rebased_carries_only_the_keys_changed():
+    node = objects.Node({'id': 1, 'uuid': 'u', 'name': 'a',
+                         'driver_internal_info': {'keep': 1, 'gone': 2,
+                                                  'mine': 3},
+                         'properties': {'cpus': 2}})
+    info = node.driver_internal_info
+    info.pop('gone')
+    info['mine'] = 4
+    info['new'] = 5
+    props = dict(node.properties)       # read, then set anew
+    props['local_gb'] = 50
+    node.properties = props
+    node.extra = {'set': 'unread'}      # set without reading: all of it
+    node.name = 'b'
+    fresh = node.rebased({
+        'id': 1, 'uuid': 'u', 'name': 'a', 'properties': {'cpus': 8},
+        'extra': {'theirs': 1},
+        'driver_internal_info': {'keep': 10, 'gone': 2, 'mine': 3,
+                                 'theirs': 6}})
+    assert fresh.changes() == {
+        'name': 'b',
+        'properties': {'cpus': 8, 'local_gb': 50},
+        'extra': {'set': 'unread'},
+        'driver_internal_info': {'keep': 10, 'mine': 4, 'new': 5,
+                                 'theirs': 6}}
+
+
+def test_rebased_replaces_what_is_not_an_object_on_both_sides():
+    node = objects.Node({'id': 1, 'uuid': 'u', 'raid_config': None})
+    node.raid_config = {'logical_disks': []}
+    fresh = node.rebased({'id': 1, 'uuid': 'u', 'raid_config': None})
+    assert fresh.changes() == {'raid_config': {'logical_disks': []}}
+
+
+def test_upgrade_keeps_what_was_stored_meanwhile(api):
+    n = api.create_node(driver_info={'a': 1})
+    with task_manager.acquire(api.conductor, n['uuid'], shared=True) as t:
+        t.node.driver_internal_info['mine'] = 1
+        _store(n['uuid'], driver_internal_info={'theirs': 2},
+               extra={'x': 1})
+        t.upgrade_lock()
+        assert t.node.extra == {'x': 1}
+    assert _info(n['uuid']) == {'theirs': 2, 'mine': 1}
+
+
+def _waiting(api) -> dict:
+    n = api.create_node(driver_info={'fake_async_steps': [STEP]})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'provide')
+    return api.wait_for(n['uuid'], 'clean wait')
+
+
+def _finished_and_moved_on(monkeypatch, node: dict):
+    """The step's poll finds it finished and changes the node it read
+    (as the Redfish RAID poll drops its task list); meanwhile another
+    task resumed the node: next step, index, an agent token."""
+    stored = dict(node['driver_internal_info'], clean_step_index=1,
+                  agent_secret_token='t0ken')
+
+    def poll_step(self, task, step):
+        task.node.driver_internal_info['polled'] = True
+        _store(node['uuid'], driver_internal_info=stored,
+               clean_step={'interface': 'deploy', 'step': 'next'})
+        return True
+    monkeypatch.setattr(fake.FakeBase, 'poll_step', poll_step)
+    return stored
+
+
+def test_periodic_poll_of_a_node_moved_on_keeps_nothing(api, monkeypatch):
+    node = _waiting(api)
+    stored = _finished_and_moved_on(monkeypatch, node)
+    periodics.poll_async_steps(api.conductor)
+    after = db_nodes.get_node(node['uuid'])
+    assert after['driver_internal_info'] == stored
+    assert after['provision_state'] == states.CLEANWAIT
+    assert after['reservation'] is None
+
+
+def test_step_poller_of_a_node_moved_on_keeps_nothing(api, monkeypatch):
+    node = _waiting(api)
+    stored = _finished_and_moved_on(monkeypatch, node)
+    w = step_polling._Watch(node['uuid'], states.CLEANWAIT,
+                            tuple(STEP.split('.')))
+    assert api.conductor.step_poller._poll_once(w) is False
+    after = db_nodes.get_node(node['uuid'])
+    assert after['driver_internal_info'] == stored
+    assert after['provision_state'] == states.CLEANWAIT
+    assert after['reservation'] is None
+
+
+def test_power_sync_does_not_record_a_read_older_than_the_node(
+        api, monkeypatch):
+    """The BMC read 'power on' while a power action switched the node
+    on and off again and recorded 'power off': not overwritten."""
+    n = api.create_node()
+
+    def read(self, task):
+        _store(n['uuid'], power_state=states.POWER_OFF)
+        return states.POWER_ON
+    monkeypatch.setattr(fake.FakePower, 'get_power_state', read)
+    with task_manager.acquire(api.conductor, n['uuid'], shared=True) as t:
+        assert power.sync_one(t, {}, 3) is None
+    assert db_nodes.get_node(n['uuid'])['power_state'] == states.POWER_OFF
+    # a read with nothing stored meanwhile is recorded
+    monkeypatch.setattr(fake.FakePower, 'get_power_state',
+                        lambda self, task: states.POWER_ON)
+    with task_manager.acquire(api.conductor, n['uuid'], shared=True) as t:
+        assert power.sync_one(t, {}, 3) is None
+    assert db_nodes.get_node(n['uuid'])['power_state'] == states.POWER_ON
