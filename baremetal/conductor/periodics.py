@@ -89,36 +89,45 @@ def poll_async_steps(conductor) -> None:
     rows = db_nodes.nodes_in_states(tuple(_BY_WAIT),
                                     extra=(db_nodes.unreserved(),))
     for row in _mine(conductor, rows):
-        try:
-            with task_manager.acquire(conductor, row['id'], shared=True,
-                                      purpose='poll step') as task:
-                state = task.node.provision_state
-                kind = _BY_WAIT.get(state)
-                if kind is None:
-                    continue
-                step = getattr(task.node, kind.step_field) or {}
-                iface = task.driver.interfaces.get(step.get('interface'))
-                if iface is None or not getattr(iface, 'polls_steps',
-                                                False):
-                    continue
-                try:
-                    finished, error = iface.poll_step(task, step), None
-                except Exception as e:
-                    finished, error = True, str(e) or repr(e)
-                if not finished:
-                    continue
-                task.upgrade_lock()
-                if (task.node.provision_state, getattr(
-                        task.node, kind.step_field)) != (state, step):
-                    # moved on while we polled (the step poller resumed
-                    # it): what this poll found is about a step done with
-                    task.release_resources(save=False)
-                    continue
-                conductor.resume_steps(task, error)
-        except (exception.NodeLocked, exception.NodeNotFound):
-            continue
-        except exception.NoFreeConductorWorker:
-            return
+        with conductor.step_poller.polling(row['uuid']) as mine:
+            if mine and not _poll_async_step(conductor, row):
+                return
+
+
+def _poll_async_step(conductor, row) -> bool:
+    """Poll one node's step; False when no worker is free."""
+    try:
+        with task_manager.acquire(conductor, row['id'], shared=True,
+                                  purpose='poll step') as task:
+            state = task.node.provision_state
+            kind = _BY_WAIT.get(state)
+            if kind is None:
+                return True
+            step = getattr(task.node, kind.step_field) or {}
+            iface = task.driver.interfaces.get(step.get('interface'))
+            if iface is None or not getattr(iface, 'polls_steps',
+                                            False):
+                return True
+            try:
+                finished, error = iface.poll_step(task, step), None
+            except Exception as e:
+                finished, error = True, str(e) or repr(e)
+            if not finished:
+                return True
+            task.upgrade_lock()
+            if (task.node.provision_state, getattr(
+                    task.node, kind.step_field)) != (state, step):
+                # moved on while we polled (resumed by another
+                # conductor's poll, aborted): what this poll found is
+                # about a step done with
+                task.release_resources(save=False)
+                return True
+            conductor.resume_steps(task, error)
+    except (exception.NodeLocked, exception.NodeNotFound):
+        pass
+    except exception.NoFreeConductorWorker:
+        return False
+    return True
 
 
 def sync_power_states(conductor) -> dict:

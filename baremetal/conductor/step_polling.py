@@ -9,14 +9,17 @@ periodic ``poll_async_steps`` stays the fallback (a conductor that took
 the node over, a restart).
 
 One thread keeps the schedule; each poll runs in the periodic pool on a
-shared task and takes the node's lock only to resume it.
+shared task and takes the node's lock only to resume it.  This poller
+and the periodic poll never poll one node at once (``polling``).
 """
 
+import contextlib
 import dataclasses
 import heapq
 import itertools
 import threading
 import time
+from collections.abc import Iterator
 
 from oslo_log import log
 
@@ -49,6 +52,7 @@ class StepPoller:
         self._thread: threading.Thread | None = None
         self._stopped = False
         self._watched: set[tuple] = set()
+        self._busy: set[str] = set()
 
     def watch(self, node_uuid: str, state: str, step: dict) -> None:
         """Start polling the step ``node_uuid`` waits on in ``state``
@@ -60,6 +64,22 @@ class StepPoller:
                 return
             self._watched.add(w.key)
         self._push(w)
+
+    @contextlib.contextmanager
+    def polling(self, node_uuid: str) -> Iterator[bool]:
+        """True: this thread polls the node's step; False: another poll
+        of this conductor is at it.  The step poller's and the periodic
+        poll may both find one step finished: only one may act on it (a
+        firmware update's next component would be sent twice)."""
+        with self._cv:
+            mine = node_uuid not in self._busy
+            self._busy.add(node_uuid)
+        try:
+            yield mine
+        finally:
+            if mine:
+                with self._cv:
+                    self._busy.discard(node_uuid)
 
     def _push(self, w: _Watch) -> None:
         with self._cv:
@@ -118,6 +138,12 @@ class StepPoller:
 
     def _poll_once(self, w: _Watch) -> bool:
         """Poll once; True to poll again."""
+        with self.polling(w.node) as mine:
+            if not mine:
+                return True     # the periodic poll is at it: look later
+            return self._poll_unshared(w)
+
+    def _poll_unshared(self, w: _Watch) -> bool:
         with task_manager.acquire(self.conductor, w.node, shared=True,
                                   purpose='poll step') as task:
             if not self._still_waiting(task, w):

@@ -8,6 +8,8 @@ it had read before, with the old step index and no token, and the
 agent's heartbeat then resumed the finished step again, rebooting the
 node under the agent."""
 
+import threading
+
 from baremetal import objects
 from baremetal.common import states
 from baremetal.conductor import periodics
@@ -119,6 +121,36 @@ def test_step_poller_of_a_node_moved_on_keeps_nothing(api, monkeypatch):
     assert after['driver_internal_info'] == stored
     assert after['provision_state'] == states.CLEANWAIT
     assert after['reservation'] is None
+
+
+def test_one_poll_at_a_time_acts_on_a_step(api, monkeypatch):
+    """The periodic poll and the step poller do not poll one node at
+    once: the second looks again later, without asking the driver."""
+    node = _waiting(api)
+    entered, go, calls = threading.Event(), threading.Event(), []
+
+    def poll_step(self, task, step):
+        calls.append(threading.current_thread().name)
+        entered.set()
+        assert go.wait(10)
+        return False
+    monkeypatch.setattr(fake.FakeBase, 'poll_step', poll_step)
+    periodic = threading.Thread(
+        target=periodics.poll_async_steps, args=(api.conductor,))
+    periodic.start()
+    try:
+        assert entered.wait(10)
+        w = step_polling._Watch(node['uuid'], states.CLEANWAIT,
+                                tuple(STEP.split('.')))
+        assert api.conductor.step_poller._poll_once(w) is True  # later
+        assert len(calls) == 1
+    finally:
+        go.set()
+        periodic.join(10)
+    # free again: the next poll asks the driver
+    entered.clear()
+    assert api.conductor.step_poller._poll_once(w) is True
+    assert len(calls) == 2
 
 
 def test_power_sync_does_not_record_a_read_older_than_the_node(
