@@ -114,6 +114,14 @@ def unreserved():
     return _N.reservation.is_(None)
 
 
+def unchanged_since(updated_at):
+    """Condition: the node is as it was when its ``updated_at`` was
+    read."""
+    if updated_at is None:
+        return _N.updated_at.is_(None)
+    return _N.updated_at == updated_at
+
+
 def get_node(ident: Any, columns: Iterable[str] | None = None) -> dict:
     """The node of this id, UUID or name; NodeNotFound."""
     return db_rows.get(NODES, ident, exception.NodeNotFound, columns,

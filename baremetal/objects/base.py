@@ -69,10 +69,16 @@ class Record:
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self._data and name not in self.rows.columns:
+        data = self._data
+        if name not in data and name not in self.rows.columns:
             raise AttributeError('%s has no field %s'
                                  % (type(self).__name__, name))
-        self._data[name] = value
+        if name in self.json_fields and name not in self._json_orig and \
+                name in data:
+            # what was read, so that ``rebased`` can tell which keys
+            # this record changed
+            self._json_orig[name] = _snapshot(data[name])
+        data[name] = value
         self._changed.add(name)
 
     def as_dict(self) -> dict:
@@ -127,6 +133,13 @@ class Record:
                     value = _merged(before, value, stored)
             setattr(fresh, name, value)
         return fresh
+
+    def adopt(self, other: 'Record') -> None:
+        """Become ``other`` (a ``rebased`` copy), tracking included, for
+        callers that hold this record."""
+        for slot in Record.__slots__:
+            object.__setattr__(self, slot, object.__getattribute__(
+                other, slot))
 
     @classmethod
     def get(cls, ident: Any, columns=None):

@@ -1,5 +1,6 @@
 """Node: the record every workflow acts on."""
 
+from collections.abc import Callable
 from typing import Any
 
 from baremetal.common import agent_tokens
@@ -18,6 +19,10 @@ JSON_FIELDS = db_nodes.ROWS.json_columns
 # with a password: masked as it is set, so neither the database, the
 # node's history nor any API response holds them
 ERROR_TEXT_FIELDS = frozenset(('last_error', 'maintenance_reason'))
+
+# how often an API update reads a node changing under it again before
+# answering 409
+_REREADS = 5
 
 
 class Node(base.Record):
@@ -38,19 +43,41 @@ class Node(base.Record):
         if changes.get('last_error'):
             history.record_changes(self._data, changes)
 
-    def save_unlocked(self, conf=None) -> None:
+    def save_unlocked(self, conf=None,
+                      check: Callable[['Node'], Any] | None = None
+                      ) -> None:
         """Save only if no conductor holds the node (API updates),
-        waiting for one that does as ``conf`` allows (node_locks)."""
-        node_locks.retrying(conf, self._save_if_unlocked)
+        waiting for one that does as ``conf`` allows (node_locks).
 
-    def _save_if_unlocked(self) -> None:
-        if not self.save(where=(db_nodes.unreserved(),)):
-            row = db_nodes.get_node(self._data['id'],
-                                    ('reservation', 'uuid'))
+        Only onto the node as it was read: when a conductor's task came
+        and went meanwhile (its ``updated_at`` moved), the node is read
+        again and ``check``ed as the request checked it (``check`` gets
+        the node as now stored; its state may no longer allow the
+        change: the check's error is the answer), and this record's
+        changes are saved on top of what the task stored (JSON fields
+        key by key, objects/base.py ``rebased``); this record becomes
+        that one."""
+        node_locks.retrying(conf, self._save_if_unlocked, check)
+
+    def _save_if_unlocked(self, check) -> None:
+        for _ in range(_REREADS):
+            if 'updated_at' not in self._data:
+                where = (db_nodes.unreserved(),)  # a partial read
+            else:
+                where = (db_nodes.unreserved(),
+                         db_nodes.unchanged_since(self._data['updated_at']))
+            if self.save(where=where):
+                return
+            row = db_nodes.get_node(self._data['id'])
             if row['reservation']:
                 raise exception.NodeLocked(node=row['uuid'],
                                            host=row['reservation'])
-            self.save()
+            if check is not None:
+                check(Node(dict(row)))
+            self.adopt(self.rebased(row))
+        raise exception.Conflict(
+            reason='node %s kept changing while it was being updated; '
+                   'try again' % self._data.get('uuid'))
 
 
 class Port(base.Record):

@@ -433,8 +433,13 @@ def patch(req, node):
     _name_from_display_name(obj, changes)
     for k, v in changes.items():
         setattr(obj, k, v)
+
+    def check(stored):
+        """The node changed before the save: still patchable?"""
+        _check_patchable(req, stored, ops)
+        _check_update(req, stored, dict(changes), bool(reset))
     with notify.crud(req, 'node', 'update', obj):
-        obj.save_unlocked(state.CONF)
+        obj.save_unlocked(state.CONF, check=check)
     return _patched_view(req, obj.as_dict(), visible)
 
 
