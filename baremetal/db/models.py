@@ -11,6 +11,7 @@ import orjson
 
 import sqlalchemy as sa
 from sqlalchemy import types
+from sqlalchemy.dialects import mysql
 
 from baremetal.conf import default as default_conf
 
@@ -58,6 +59,10 @@ class Base:
             args = args[:-1]
         cls.__table__ = sa.Table(cls.__tablename__, Base.metadata,
                                  *columns, *args, **kwargs)
+
+
+PRECISE_DATETIME = sa.DateTime().with_variant(
+    mysql.DATETIME(fsp=6), 'mysql', 'mariadb')
 
 
 def _ts():
@@ -198,7 +203,10 @@ class Node(Base):
                                   server_default=sa.false())
     health = sa.Column(sa.String(32))
     created_at = sa.Column(sa.DateTime)
-    updated_at = sa.Column(sa.DateTime)
+    # to the microsecond on MySQL/MariaDB too (DATETIME keeps seconds):
+    # an API update saves only onto the node as it read it, told by
+    # this (objects/node.py)
+    updated_at = sa.Column(PRECISE_DATETIME)
 
 
 class NodeHistory(Base):

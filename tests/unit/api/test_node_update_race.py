@@ -12,6 +12,13 @@ from baremetal.db import rows as db_rows
 from tests import harness
 
 
+def _updated(uuid: str) -> None:
+    """The node has an updated_at (a new one has none): the conductor's
+    write below comes within the same second as this one."""
+    db_rows.update(db_nodes.NODES, db_nodes.get_node(uuid)['id'],
+                   {'description': 'updated'})
+
+
 def _meanwhile(monkeypatch, uuid: str, **values) -> None:
     """A conductor's write after the API read the node, before it
     saves (once)."""
@@ -27,8 +34,13 @@ def _meanwhile(monkeypatch, uuid: str, **values) -> None:
     monkeypatch.setattr(patching, 'node_changes', node_changes)
 
 
-def test_a_patch_keeps_what_a_task_stored_meanwhile(api, monkeypatch):
+def test_a_patch_keeps_what_a_task_stored_meanwhile(any_db_api,
+                                                    monkeypatch):
+    """On every database: told apart within the same second (MariaDB's
+    DATETIME kept seconds; nodes.updated_at is DATETIME(6) there)."""
+    api = any_db_api
     n = api.create_node(properties={'memory_mb': 4096})
+    _updated(n['uuid'])
     _meanwhile(monkeypatch, n['uuid'],
                properties={'memory_mb': 4096, 'cpus': 8},
                driver_internal_info={'agent_secret_token': 't'})
@@ -55,8 +67,11 @@ def test_a_patch_removing_a_key_removes_only_that(api, monkeypatch):
         'memory_mb': 4096, 'local_gb': 9}
 
 
-def test_a_node_in_transition_by_the_save_is_not_patched(api, monkeypatch):
+def test_a_node_in_transition_by_the_save_is_not_patched(any_db_api,
+                                                         monkeypatch):
+    api = any_db_api
     n = api.create_node()
+    _updated(n['uuid'])
     _meanwhile(monkeypatch, n['uuid'], provision_state=states.DEPLOYING,
                target_provision_state=states.ACTIVE,
                instance_info={'image_source': 'http://a/img'})

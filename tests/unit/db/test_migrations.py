@@ -119,3 +119,16 @@ def test_is_current_on_an_empty_database_behind_oslo_db(tmp_path):
         assert migration.is_current(engine)
     finally:
         engine.dispose()
+
+
+def test_node_updated_at_keeps_microseconds(engine):
+    """0008: MariaDB's nodes.updated_at is DATETIME(6), as the other
+    databases keep it: two writes within a second are told apart."""
+    import datetime
+    migration.upgrade(engine)
+    at = datetime.datetime(2026, 11, 27, 8, 0, 0, 123456)
+    nodes = models.TABLES['nodes']
+    with engine.begin() as conn:
+        conn.execute(nodes.insert().values(
+            uuid=str(uuid.uuid4()), driver='fake-hardware', updated_at=at))
+        assert conn.execute(sa.select(nodes.c.updated_at)).scalar() == at
