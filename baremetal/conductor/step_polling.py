@@ -73,7 +73,8 @@ class StepPoller:
         firmware update's next component would be sent twice)."""
         with self._cv:
             mine = node_uuid not in self._busy
-            self._busy.add(node_uuid)
+            if mine:
+                self._busy.add(node_uuid)
         try:
             yield mine
         finally:

@@ -128,7 +128,7 @@ class Record:
             stored = row.get(name)
             if orig is not None and isinstance(value, dict) and \
                     isinstance(stored, dict):
-                before = json.loads(orig)
+                before = orjson.loads(orig)
                 if isinstance(before, dict):
                     value = _merged(before, value, stored)
             setattr(fresh, name, value)
