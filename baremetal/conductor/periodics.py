@@ -14,6 +14,7 @@ from baremetal.common import metrics
 from baremetal.common import states
 from baremetal.conductor import bmc_lanes
 from baremetal.conductor import power
+from baremetal.conductor import step_polling
 from baremetal.conductor import workflows
 from baremetal.conductor import task_manager
 from baremetal.db import events as db_events
@@ -101,28 +102,12 @@ def _poll_async_step(conductor, row) -> bool:
                                   purpose='poll step') as task:
             state = task.node.provision_state
             kind = _BY_WAIT.get(state)
-            if kind is None:
-                return True
-            step = getattr(task.node, kind.step_field) or {}
-            iface = task.driver.interfaces.get(step.get('interface'))
-            if iface is None or not getattr(iface, 'polls_steps',
-                                            False):
-                return True
-            try:
-                finished, error = iface.poll_step(task, step), None
-            except Exception as e:
-                finished, error = True, str(e) or repr(e)
-            if not finished:
-                return True
-            task.upgrade_lock()
-            if (task.node.provision_state, getattr(
-                    task.node, kind.step_field)) != (state, step):
-                # moved on while we polled (resumed by another
-                # conductor's poll, aborted): what this poll found is
-                # about a step done with
-                task.release_resources(save=False)
-                return True
-            conductor.resume_steps(task, error)
+            if kind is not None:
+                step = getattr(task.node, kind.step_field)
+                step_polling.poll_and_resume(
+                    conductor, task, lambda node: (
+                        node.provision_state,
+                        getattr(node, kind.step_field)) == (state, step))
     except (exception.NodeLocked, exception.NodeNotFound):
         pass
     except exception.NoFreeConductorWorker:

@@ -147,30 +147,13 @@ class StepPoller:
     def _poll_unshared(self, w: _Watch) -> bool:
         with task_manager.acquire(self.conductor, w.node, shared=True,
                                   purpose='poll step') as task:
-            if not self._still_waiting(task, w):
+            if not self._still_waiting(task.node, w):
                 return False
-            kind = self.conductor.wait_kind(task.node.provision_state)
-            step = getattr(task.node, kind.step_field) or {}
-            iface = task.driver.interfaces.get(step.get('interface'))
-            if iface is None or not getattr(iface, 'polls_steps', False):
-                return False
-            try:
-                finished = iface.poll_step(task, step)
-                error = None
-            except Exception as e:
-                finished, error = True, str(e) or repr(e)
-            if not finished:
-                return True
-            task.upgrade_lock()
-            if not self._still_waiting(task, w):
-                # resumed by another poll meanwhile: keep nothing of this
-                task.release_resources(save=False)
-                return False
-            self.conductor.resume_steps(task, error)
-            return False
+            return poll_and_resume(
+                self.conductor, task,
+                lambda node: self._still_waiting(node, w))
 
-    def _still_waiting(self, task, w: _Watch) -> bool:
-        node = task.node
+    def _still_waiting(self, node, w: _Watch) -> bool:
         if node.provision_state != w.state:
             return False
         kind = self.conductor.wait_kind(node.provision_state)
@@ -178,3 +161,33 @@ class StepPoller:
             return False
         step = getattr(node, kind.step_field) or {}
         return (step.get('interface'), step.get('step')) == w.step
+
+
+def poll_and_resume(conductor, task, still_waiting) -> bool:
+    """Poll the step the node of the shared ``task`` waits on; True
+    while it goes on.
+
+    When it has finished (or polling it raised: the step failed), take
+    the node's lock and resume its steps - unless the node moved on
+    while this polled (``still_waiting(node)`` false: resumed by another
+    conductor's poll, aborted), when nothing of this poll is kept: what
+    it found is about a step done with."""
+    kind = conductor.wait_kind(task.node.provision_state)
+    if kind is None:
+        return False
+    step = getattr(task.node, kind.step_field) or {}
+    iface = task.driver.interfaces.get(step.get('interface'))
+    if iface is None or not getattr(iface, 'polls_steps', False):
+        return False
+    try:
+        finished, error = iface.poll_step(task, step), None
+    except Exception as e:
+        finished, error = True, str(e) or repr(e)
+    if not finished:
+        return True
+    task.upgrade_lock()
+    if not still_waiting(task.node):
+        task.release_resources(save=False)
+        return False
+    conductor.resume_steps(task, error)
+    return False
