@@ -171,18 +171,27 @@ def sdr_record(record_id, sensor):
 
 
 class VirtualBMC(bmc.Bmc):
-    def __init__(self, authdata, port, state_file, delay):
-        super().__init__(authdata, port=port, address='127.0.0.1')
+    def __init__(self, authdata, port, state_file, delay, on_power=None,
+                 address='127.0.0.1'):
+        super().__init__(authdata, port=port, address=address)
+        self.port = port
         self.additionaldevices = 0x02    # an SDR repository device
         self.sdr = [sdr_record(i, s) for i, s in enumerate(SENSORS)]
         self.state_file = state_file
         self.delay = delay
+        # on_power(port, on): told of every power change (the fleet's
+        # simulated agents boot when their machine powers on)
+        self.on_power = on_power
+        self.reads: list[float] = []    # when the power state was read
+        self.kinds: dict[str, int] = {}  # 'netfn/command' -> how many
         self.state = {'power': 'off', 'bootdev': 'default',
                       'persistent': False, 'uefi': False, 'nmi': 0,
                       'commands': 0}
         self._save()
 
     def _save(self):
+        if self.state_file is None:
+            return
         tmp = self.state_file + '.tmp'
         with open(tmp, 'w') as f:
             json.dump(self.state, f)
@@ -192,6 +201,14 @@ class VirtualBMC(bmc.Bmc):
         time.sleep(self.delay)
         self.state['commands'] += 1
         netfn, command = request['netfn'], request['command']
+        if (netfn, command) == (0, 1):    # Get Chassis Status
+            self.reads.append(time.time())
+        kind = '%02x/%02x' % (netfn, command)
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        if self.state_file is not None:
+            # what the tests read: each command by kind
+            self.state['kinds'] = self.kinds
+            self._save()
         if netfn == 0x0a and command in (0x20, 0x22, 0x23):
             return self.sdr_command(command, request['data'], session)
         if netfn == 4 and command == 0x2d:
@@ -235,6 +252,8 @@ class VirtualBMC(bmc.Bmc):
     def _power(self, value):
         self.state['power'] = value
         self._save()
+        if self.on_power is not None:
+            self.on_power(self.port, value == 'on')
 
     def power_on(self):
         self._power('on')
@@ -296,14 +315,71 @@ def serve_forever(server) -> None:
             traceback.print_exc()
 
 
+def serve_fleet(args) -> None:
+    """Many BMCs in this process (pyghmi's one loop answers them all):
+    each power change is POSTed to ``--notify``/bmc-port/PORT/power;
+    ``--stats`` gets, every second, each port's command count and the
+    times its power state was read in the last ``--keep`` seconds."""
+    import threading
+    import urllib.request
+
+    def notify(port, on):
+        req = urllib.request.Request(
+            '%s/bmc-port/%d/power' % (args.notify, port),
+            data=json.dumps({'on': on}).encode(), method='POST',
+            headers={'Content-Type': 'application/json'})
+        try:
+            urllib.request.urlopen(req, timeout=10).read()
+        except OSError as e:
+            print('notify %d: %s' % (port, e), file=sys.stderr)
+
+    bmcs = [VirtualBMC({args.user: args.password}, port, None, args.delay,
+                       on_power=notify if args.notify else None,
+                       address=args.address)
+            for port in args.ports]
+
+    def stats():
+        while True:
+            time.sleep(1)
+            cutoff = time.time() - args.keep
+            out = {}
+            for b in bmcs:
+                b.reads = [t for t in b.reads if t >= cutoff]
+                out[b.port] = {'commands': b.state['commands'],
+                               'kinds': dict(b.kinds),
+                               'reads': list(b.reads)}
+            tmp = args.stats + '.tmp'
+            with open(tmp, 'w') as f:
+                json.dump(out, f)
+            os.replace(tmp, args.stats)
+
+    if args.stats:
+        threading.Thread(target=stats, daemon=True).start()
+    print('listening on %s ports %d-%d' % (
+        args.address, min(args.ports), max(args.ports)), flush=True)
+    serve_forever(bmcs[0])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--port', type=int, required=True)
+    p.add_argument('--port', type=int)
+    p.add_argument('--ports', type=lambda v: [int(x) for x in v.split(',')],
+                   help='a fleet: BMCs on these ports (comma-separated)')
+    p.add_argument('--notify', help='with --ports: URL told of power '
+                   'changes')
+    p.add_argument('--stats', help='with --ports: file of the counts')
+    p.add_argument('--keep', type=float, default=600)
+    p.add_argument('--address', default='127.0.0.1',
+                   help='with --ports: the loopback address to listen on')
     p.add_argument('--user', default='admin')
     p.add_argument('--password', default='password')
-    p.add_argument('--state-file', required=True)
+    p.add_argument('--state-file')
     p.add_argument('--delay', type=float, default=0.001)
     args = p.parse_args(argv)
+    if args.ports:
+        return serve_fleet(args)
+    if args.port is None or args.state_file is None:
+        p.error('--port and --state-file (or --ports)')
     server = VirtualBMC({args.user: args.password}, args.port,
                         args.state_file, args.delay)
     print('listening on 127.0.0.1:%d' % args.port, flush=True)

@@ -86,6 +86,30 @@ def test_power_boot_device_and_nmi_reach_the_bmc(server, bmc):
     assert bmc.state['nmi'] == 1
 
 
+def test_power_reads_and_actions_are_chassis_commands_only(server, bmc):
+    """A power state read is one Get Chassis Status and a power action
+    one Chassis Control besides the reads: no Get Device ID each time
+    (pyghmi's get_power/set_power ask for it on every new session
+    object, which doubled the power sync's traffic to each BMC)."""
+    conn = bs.sdk(server)
+    n = bs.create(server, driver='ipmi', driver_info=bmc.driver_info())
+    conn.baremetal.set_node_provision_state(n['uuid'], 'manage', wait=True,
+                                            timeout=30)
+    before = bmc.state.get('kinds', {})
+    for target in ('power on', 'power off'):
+        conn.baremetal.set_node_power_state(n['uuid'], target, wait=True,
+                                            timeout=30)
+    after = bmc.state['kinds']
+    sent = {k: v - before.get(k, 0) for k, v in after.items()
+            if v != before.get(k, 0)}
+    # netfn/command: 00/01 Get Chassis Status, 00/02 Chassis Control
+    assert '06/01' not in sent, sent
+    assert sent['00/02'] == 2, sent
+    assert sent['00/01'] >= 2, sent
+    assert bmc.state['power'] == 'off'
+    assert bs.node(server, n['uuid'])['power_state'] == 'power off'
+
+
 def test_ipmitool_name_carries_over(server, bmc):
     """Ironic node records name the interface ``ipmitool``."""
     conn = bs.sdk(server)

@@ -222,6 +222,39 @@ class BMC:
         threading.Thread(target=waiter, daemon=True).start()
 
 
+# IPMI 2.0 chassis commands (netfn 0): Get Chassis Status (1), whose
+# first data byte's bit 0 says the power is on, and Chassis Control (2)
+# with its action.  Sent raw: pyghmi's get_power and set_power first ask
+# the BMC who made it (Get Device ID, for OEM extensions none of which
+# changes these), on every new Command, i.e. every call here, which
+# doubled the power sync's traffic to every IPMI BMC.
+CHASSIS_CONTROL = {'off': 0, 'on': 1, 'shutdown': 5}
+
+
+def _answer(rsp: dict) -> dict:
+    if 'error' in rsp:
+        from pyghmi import exceptions
+        raise exceptions.IpmiException(rsp['error'], code=rsp.get('code', 0))
+    return rsp
+
+
+def power_state(cmd) -> str:
+    """'on' or 'off', as the BMC says (for ``BMC.call``)."""
+    data = _answer(cmd.raw_command(netfn=0, command=1))['data']
+    if not data:
+        from pyghmi import exceptions
+        raise exceptions.IpmiException('Get Chassis Status: no data')
+    return 'on' if data[0] & 1 else 'off'
+
+
+def chassis_control(action: str) -> Callable[[Any], None]:
+    """Ask for ``action`` ('on', 'off', 'shutdown'; for ``BMC.call``)."""
+    def send(cmd) -> None:
+        _answer(cmd.raw_command(netfn=0, command=2,
+                                data=(CHASSIS_CONTROL[action],)))
+    return send
+
+
 def read_sensors(cmd) -> list[dict]:
     """Every readable sensor of the BMC's SDR repository, read now (for
     ``BMC.call``): plain dicts, see ipmi/sensors.py."""

@@ -19,15 +19,12 @@ _PLANS = {
 }
 
 
-def _power(cmd) -> str:
-    return cmd.get_power()['powerstate']
-
-
 class IPMIPower(client.Interface, base.PowerInterface):
     """Power through the BMC's chassis control commands."""
 
     def get_power_state(self, task):
-        raw = self._bmc(task).call('get power state', _power)
+        raw = self._bmc(task).call('get power state',
+                                   client.power_state)
         return _STATES.get(raw, states.ERROR)
 
     def bmc_endpoint(self, driver_info):
@@ -41,12 +38,12 @@ class IPMIPower(client.Interface, base.PowerInterface):
                 label: str) -> None:
         """Ask for ``raw`` ('on', 'off', 'shutdown') and wait until the
         BMC reports ``wanted`` ('on'/'off')."""
-        if bmc.call('get power state', _power) == wanted:
+        if bmc.call('get power state', client.power_state) == wanted:
             return
-        bmc.call('power %s' % label, lambda c: c.set_power(raw))
+        bmc.call('power %s' % label, client.chassis_control(raw))
 
         def read():
-            said = bmc.call('get power state', _power)
+            said = bmc.call('get power state', client.power_state)
             return _STATES.get(said), said
         power_wait.wait_for(bmc.node.uuid, read, _STATES[wanted], timeout,
                             0.1, '"%s"' % label)
