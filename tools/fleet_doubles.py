@@ -398,6 +398,91 @@ ROUTES = {
 }
 
 
+class IpmiFleet:
+    """IPMI BMCs served by pyghmi's BMC server (tests/bmc/ipmi_server.py,
+    one loop answering every BMC of its process), ``per_process`` BMCs
+    to a process, each on a UDP port of loopback.  Power changes are
+    POSTed to ``notify`` (the AgentFleet's server: the agent boots on
+    power on); each process writes every second how many commands each
+    BMC answered and when its power state was read."""
+
+    def __init__(self, count: int, tmp: str, notify: str | None = None,
+                 per_process: int = 100, delay: float = 0.001) -> None:
+        import os
+        import socket
+        import subprocess
+        import sys
+        socks = []
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind((BMC_HOST, 0))
+            socks.append(s)
+        self.ports = [s.getsockname()[1] for s in socks]
+        for s in socks:
+            s.close()
+        self.stats_files: list[str] = []
+        self.procs: list = []
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for i in range(0, count, per_process):
+            ports = self.ports[i:i + per_process]
+            stats = os.path.join(tmp, 'ipmi-stats-%d.json' % i)
+            cmd = [sys.executable, '-m', 'tests.bmc.ipmi_server',
+                   '--ports', ','.join(map(str, ports)), '--stats', stats,
+                   '--address', BMC_HOST,
+                   '--delay', str(delay)]
+            if notify:
+                cmd += ['--notify', notify]
+            self.procs.append(subprocess.Popen(
+                cmd, cwd=root, stdout=subprocess.PIPE,
+                stderr=open(stats + '.log', 'w'), text=True))
+            self.stats_files.append(stats)
+        for proc in self.procs:
+            line = proc.stdout.readline()
+            if not line.startswith('listening'):
+                raise RuntimeError('IPMI BMC double did not start: %r'
+                                   % line)
+
+    def stats(self) -> dict[int, dict]:
+        """port -> {'commands': N, 'reads': [wall-clock times]}"""
+        import os
+        out = {}
+        for f in self.stats_files:
+            if os.path.exists(f):
+                with open(f) as fh:
+                    out.update({int(k): v for k, v in json.load(fh).items()})
+        return out
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except Exception:   # noqa: BLE001
+                proc.kill()
+
+
+def inventory(macs: list[str]) -> dict:
+    """What IPA's inventory collection reports of a fleet machine: the
+    NICs (booted from the first), 64 CPUs, 512 GiB, one 1,789 GiB disk
+    (the scheduling properties bench-fleet enrolls with)."""
+    return {
+        'interfaces': [{'name': 'eth%d' % i, 'mac_address': mac,
+                        'ipv4_address': None, 'has_carrier': True,
+                        'speed_mbps': 25000}
+                       for i, mac in enumerate(macs)],
+        'cpu': {'model_name': 'Fleet CPU', 'count': 64,
+                'architecture': 'x86_64', 'frequency': '2400'},
+        'memory': {'total': 549755813888, 'physical_mb': 524288},
+        'disks': [{'name': '/dev/sda', 'model': 'fleet disk',
+                   'size': 1789 * 1024 ** 3, 'rotational': False}],
+        'boot': {'current_boot_mode': 'uefi', 'pxe_interface': macs[0]},
+        'bmc_address': '127.0.0.1',
+        'system_vendor': {'manufacturer': 'Fleet', 'product_name': 'Double',
+                          'serial_number': macs[0]},
+    }
+
+
 class AgentFleet:
     """Agents for many nodes; ``boot``/``power_off`` are called from
     the BMC double's power changes."""
@@ -418,12 +503,19 @@ class AgentFleet:
                       'instance_boots': 0, 'heartbeats': 0, 'api_errors': 0,
                       'heartbeat_errors': 0, 'heartbeats_retried': 0,
                       'commands': 0,
-                      'command_polls': 0}
+                      'command_polls': 0, 'inventories': 0,
+                      'inventories_retried': 0}
         self.errors: list[str] = []
         self._due: list[tuple[float, str, int]] = []  # (when, node, gen)
         self._wake = threading.Condition(self.lock)
         self._stop = False
         self._local = threading.local()
+        # node uuid -> its NICs' MAC addresses: the ramdisk's next boot
+        # inspects (posts the inventory) instead of looking up, as IPA
+        # does when booted with ipa-inspection-callback-url
+        self.inspecting: dict[str, list[str]] = {}
+        # an IPMI BMC's (port) power change, from IpmiFleet's processes
+        self.on_bmc_power = lambda port, on: None
         fleet = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -458,6 +550,11 @@ class AgentFleet:
             def do_POST(self):
                 length = int(self.headers.get('Content-Length') or 0)
                 body = json.loads(self.rfile.read(length) or b'{}')
+                if self.path.startswith('/bmc-port/'):
+                    # an IPMI BMC double's power change (IpmiFleet)
+                    port = int(self.path.split('/')[2])
+                    fleet.on_bmc_power(port, bool(body.get('on')))
+                    return self._send(200, {})
                 node, rest, why = self._route()
                 if why == 'token':
                     return self._send(401, {'faultstring': 'bad token'})
@@ -579,7 +676,9 @@ class AgentFleet:
                     continue        # powered off or rebooted since
                 up, token = a['up'], a['token']
             try:
-                if not up:
+                if not up and node in self.inspecting:
+                    self._inspect(node, gen)
+                elif not up:
                     self._lookup(node, gen)
                 else:
                     self._heartbeat(node, gen, token)
@@ -590,14 +689,15 @@ class AgentFleet:
                     self.errors.append('%s: %s' % (node, e))
                     self._schedule(node, gen, 5)
 
-    def _http(self, method, path, body=None):
+    def _http(self, method, path, body=None, version='1.68'):
         conn = getattr(self._local, 'conn', None)
         if conn is None:
             conn = self._local.conn = http.client.HTTPConnection(
                 self.api.hostname, self.api.port, timeout=60)
         data = json.dumps(body) if body is not None else None
-        headers = {'X-OpenStack-Ironic-API-Version': '1.68',
-                   'Content-Type': 'application/json'}
+        headers = {'Content-Type': 'application/json'}
+        if version:
+            headers['X-OpenStack-Ironic-API-Version'] = version
         for attempt in range(2):
             try:
                 conn.request(method, path, data, headers)
@@ -634,6 +734,32 @@ class AgentFleet:
             a['interval'] = self.heartbeat_seconds or \
                 timeout * random.uniform(0.3, 0.6)
             self._schedule(node, gen, 0)
+
+    def _inspect(self, node, gen):
+        """Post the inventory to /v1/continue_inspection, as IPA does
+        (no version header, no token): the service finds the node by its
+        MAC addresses."""
+        macs = self.inspecting[node]
+        status, raw = self._http('POST', '/v1/continue_inspection', {
+            'inventory': inventory(macs)}, version=None)
+        with self.lock:
+            self.stats['inventories'] += 1
+            if status == 202:
+                # the service has it (and may have powered the machine
+                # off before this answer came back)
+                self.inspecting.pop(node, None)
+                return
+            a = self.agents[node]
+            if a['gen'] != gen:
+                return
+            if status in (404, 409, 503):
+                # not yet waiting for it (still powering on), or locked
+                self.stats['inventories_retried'] += 1
+                a['lookup_delay'] = min(30.0, a['lookup_delay'] * 1.5)
+                self._schedule(node, gen, a['lookup_delay'])
+                return
+            self.errors.append('inventory %s: %d %s' % (node, status,
+                                                        raw[:200]))
 
     def _heartbeat(self, node, gen, token):
         status, raw = self._http('POST', '/v1/heartbeat/%s' % node, {

@@ -1,6 +1,7 @@
-"""tools/bench-fleet at a small size, for correctness only: 50 redfish
-nodes on simulated BMCs (one port each) are enrolled and managed, 40 of
-them (``--lifecycle-nodes``) go on with simulated agents through
+"""tools/bench-fleet at a small size, for correctness only: 50 nodes, 40
+redfish on simulated BMCs (one port each) and 10 ipmi on pyghmi's BMC
+server, are enrolled and managed, 40 of them (``--lifecycle-nodes``) go
+on with simulated agents through inspection (the agent's inventory),
 cleaning, deployment, a short steady state beside the 10 left manageable
 (the readers listing 30 more, ``--list-nodes``, parked where no
 conductor serves them), and undeployment on baremetal-api and one
@@ -19,6 +20,7 @@ from tests import services
 TOOL = os.path.join(os.path.dirname(__file__), '..', '..', 'tools',
                     'bench-fleet')
 NODES = 50
+IPMI = 10           # of the 50
 LIFECYCLE = 40      # the other 10 stay manageable
 LISTED = 80         # 30 parked nodes more in the lists
 
@@ -29,6 +31,7 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     out = tmp_path / 'fleet.json'
     run = subprocess.run(
         [sys.executable, TOOL, '--nodes', str(NODES), '--conductors', '1',
+         '--ipmi-nodes', str(IPMI),
          '--lifecycle-nodes', str(LIFECYCLE), '--list-nodes', str(LISTED),
          '--db-url', db_url, '--transport-url', rabbit,
          '--steady-seconds', '8', '--power-sync-interval', '3',
@@ -47,8 +50,14 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
         run.stderr[-5000:])
     assert run.returncode == 0, run.stderr[-5000:]
     assert result['counts'] == {'enrolled': NODES, 'manage': NODES,
-                                'clean': LIFECYCLE, 'deploy': LIFECYCLE,
+                                'inspect': LIFECYCLE, 'clean': LIFECYCLE,
+                                'deploy': LIFECYCLE,
                                 'undeploy': LIFECYCLE}, result['counts']
+    assert result['ipmi_nodes'] == IPMI
+    # inspection: every node's properties from its inventory, and a port
+    # for the NIC it found besides the enrolled one
+    assert result['phases']['inspect']['checked'] == {
+        'nodes': LIFECYCLE, 'ports': 2 * LIFECYCLE}
     assert result['listed_nodes'] == LISTED
     assert result['phases']['enroll_parked']['nodes'] == LISTED - NODES
     # every BMC request was one the double serves
@@ -65,6 +74,8 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     assert agents['instance_boots'] == LIFECYCLE
     assert agents['lookups'] - agents['lookups_retried'] >= 3 * LIFECYCLE
     assert agents['commands'] >= 3 * LIFECYCLE
+    assert agents['inventories'] - agents['inventories_retried'] == \
+        LIFECYCLE
     steady = result['phases']['steady']
     # the power sync read the systems; both readers ran
     assert steady['bmc_requests_by_kind'].get('GET /Systems/{}', 0) > 0
@@ -75,3 +86,8 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     assert 0 <= steady['nova_list_decode_p50_seconds'] <= \
         steady['nova_list_p50_seconds'], steady
     assert set(steady['cpu_percent']) == {'api', 'cond-0'}
+    # the IPMI nodes were read too, a Get Chassis Status each (no Get
+    # Device ID before it)
+    assert steady['ipmi_power_reads_per_node_per_minute'] > 0
+    assert steady['ipmi_commands_by_kind'].get('00/01', 0) > 0
+    assert '06/01' not in steady['ipmi_commands_by_kind'], steady
