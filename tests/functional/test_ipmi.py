@@ -110,6 +110,47 @@ def test_power_reads_and_actions_are_chassis_commands_only(server, bmc):
     assert bs.node(server, n['uuid'])['power_state'] == 'power off'
 
 
+_MANY_FILES = '''
+import json, resource, socket, sys, types
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard != resource.RLIM_INFINITY and hard < 1200:
+    print(json.dumps({'skip': 'open files limited to %d' % hard}))
+    sys.exit(0)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+# a conductor's connections to a thousand Redfish BMCs, its database...
+held = [socket.socket() for _ in range(1100)]
+from baremetal.drivers.modules.ipmi import client
+node = types.SimpleNamespace(uuid='many-files', driver_info=json.loads(
+    sys.argv[1]))
+conf = types.SimpleNamespace(ipmi=types.SimpleNamespace(
+    kg_key=None, command_retry_timeout=10, min_command_interval=0))
+try:
+    said = client.BMC(node, conf).call('get power state', client.power_state)
+except Exception as e:
+    said = repr(e)
+print(json.dumps({'power': said, 'highest_fd': held[-1].fileno()}))
+'''
+
+
+def test_ipmi_answers_in_a_process_with_over_1024_files_open(bmc):
+    """pyghmi waits on its sockets with select(), which refuses a file
+    descriptor of 1024 or more: a conductor that first talks IPMI with
+    that many files open (a fleet of Redfish BMCs beside) got no answer
+    from any IPMI BMC.  The driver's BMC client, in a process of its own
+    with 1,100 sockets open, reads the power state."""
+    import subprocess
+    import sys
+    run = subprocess.run(
+        [sys.executable, '-c', _MANY_FILES, json.dumps(bmc.driver_info())],
+        capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    if 'skip' in got:
+        pytest.skip(got['skip'])
+    assert got['highest_fd'] >= 1024, got
+    assert got['power'] == 'off', got
+
+
 def test_ipmitool_name_carries_over(server, bmc):
     """Ironic node records name the interface ``ipmitool``."""
     conn = bs.sdk(server)

@@ -17,6 +17,7 @@ BMC hangs in pyghmi 1.6.
 """
 
 import dataclasses
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -118,6 +119,55 @@ class Interface(driver_info.Interface):
         return BMC(task.node, task.conductor.conf)
 
 
+class _PollSelect:
+    """``select.select`` on ``poll()``, for pyghmi's session module.
+
+    pyghmi's I/O thread waits on its UDP sockets with ``select.select``,
+    which refuses a file descriptor numbered 1024 or more: in a conductor
+    that has more files open than that (a connection to each of a
+    thousand Redfish BMCs, the database, the message bus) when it first
+    talks IPMI, pyghmi's thread dies on its first wait and every IPMI
+    command after it goes unanswered until its deadline.  ``poll()`` has
+    no such limit; the answer is ``select.select``'s."""
+
+    error = select.error
+
+    @staticmethod
+    def select(rlist, wlist, xlist, timeout=None):
+        poller = select.poll()
+        masks: dict[int, int] = {}
+        for items, mask in ((rlist, select.POLLIN), (wlist, select.POLLOUT),
+                            (xlist, select.POLLPRI)):
+            for item in items:
+                fd = item if isinstance(item, int) else item.fileno()
+                masks[fd] = masks.get(fd, 0) | mask
+        for fd, mask in masks.items():
+            poller.register(fd, mask)
+        events = dict(poller.poll(None if timeout is None
+                                  else max(0.0, timeout) * 1000.0))
+
+        def ready(items, mask):
+            return [i for i in items if events.get(
+                i if isinstance(i, int) else i.fileno(), 0) &
+                (mask | select.POLLERR | select.POLLHUP | select.POLLNVAL)]
+        return (ready(rlist, select.POLLIN), ready(wlist, select.POLLOUT),
+                ready(xlist, select.POLLPRI))
+
+
+_patched = False
+
+
+def _pyghmi():
+    """pyghmi's command module, its sessions waiting with ``poll()``."""
+    global _patched
+    from pyghmi.ipmi import command
+    if not _patched:
+        from pyghmi.ipmi.private import session, simplesession
+        session.select = simplesession.select = _PollSelect
+        _patched = True
+    return command
+
+
 class BMC:
     """Commands to one node's BMC; each call goes through the gate."""
 
@@ -127,7 +177,7 @@ class BMC:
         self.info = parse(node, conf)
 
     def _session(self):
-        from pyghmi.ipmi import command
+        command = _pyghmi()
         i = self.info
         return command.Command(
             bmc=i.address, userid=i.username, password=i.password,
