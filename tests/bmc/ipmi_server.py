@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import json
 import os
+import random
 import struct
 import sys
 import time
@@ -172,8 +173,11 @@ def sdr_record(record_id, sensor):
 
 class VirtualBMC(bmc.Bmc):
     def __init__(self, authdata, port, state_file, delay, on_power=None,
-                 address='127.0.0.1'):
+                 address='127.0.0.1', drop=0.0):
         super().__init__(authdata, port=port, address=address)
+        # the share of session set-up packets lost on the way (clients
+        # time out and send again, as over a lossy network)
+        self.drop = drop
         self.port = port
         self.additionaldevices = 0x02    # an SDR repository device
         self.sdr = [sdr_record(i, s) for i, s in enumerate(SENSORS)]
@@ -196,6 +200,11 @@ class VirtualBMC(bmc.Bmc):
         with open(tmp, 'w') as f:
             json.dump(self.state, f)
         os.replace(tmp, self.state_file)
+
+    def sessionless_data(self, data, sockaddr):
+        if self.drop and random.random() < self.drop:
+            return
+        super().sessionless_data(data, sockaddr)
 
     def handle_raw_request(self, request, session):
         time.sleep(self.delay)
@@ -335,7 +344,7 @@ def serve_fleet(args) -> None:
 
     bmcs = [VirtualBMC({args.user: args.password}, port, None, args.delay,
                        on_power=notify if args.notify else None,
-                       address=args.address)
+                       address=args.address, drop=args.drop)
             for port in args.ports]
 
     def stats():
@@ -369,6 +378,9 @@ def main(argv=None):
                    'changes')
     p.add_argument('--stats', help='with --ports: file of the counts')
     p.add_argument('--keep', type=float, default=600)
+    p.add_argument('--drop', type=float, default=0.0,
+                   help='with --ports: share of session set-up packets '
+                   'dropped')
     p.add_argument('--address', default='127.0.0.1',
                    help='with --ports: the loopback address to listen on')
     p.add_argument('--user', default='admin')

@@ -164,6 +164,14 @@ def _pyghmi():
     if not _patched:
         from pyghmi.ipmi.private import session, simplesession
         session.select = simplesession.select = _PollSelect
+        # pyghmi guards its keepalive and waiting tables with a lock
+        # each and takes them in either order: a thread timing out a
+        # request holds the waiting one and wants the keepalive one, a
+        # thread sending a login packet the other way round.  Under many
+        # threads at once (the power sync of a couple of hundred IPMI
+        # nodes) they deadlock, and no IPMI command is answered again.
+        # One lock for both cannot be taken in two orders.
+        session.WAITING_SESSIONS = session.KEEPALIVE_SESSIONS
         _patched = True
     return command
 
