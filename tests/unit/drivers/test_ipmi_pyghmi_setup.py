@@ -1,6 +1,7 @@
-"""The select() stand-in the ipmi client gives pyghmi's sessions
-(drivers/modules/ipmi/client.py _PollSelect): select.select's answers,
-without its limit of file descriptors below 1024."""
+"""What the ipmi client changes in pyghmi's sessions
+(drivers/modules/ipmi/client.py): the select() stand-in, with
+select.select's answers without its limit of file descriptors below
+1024, and one lock for pyghmi's two session tables."""
 
 import socket
 import time
@@ -57,3 +58,14 @@ def test_pyghmi_sessions_wait_with_it():
     client._pyghmi()
     from pyghmi.ipmi.private import session
     assert session.select is client._PollSelect
+
+
+def test_pyghmi_takes_one_lock_for_its_two_session_tables():
+    """pyghmi takes its keepalive and waiting tables' locks in either
+    order (a request timing out: waiting, then keepalive; a login packet
+    sent: keepalive, then waiting): two threads deadlocked a conductor's
+    IPMI for good.  After the client's set-up both names are one lock,
+    which cannot be taken in two orders."""
+    client._pyghmi()
+    from pyghmi.ipmi.private import session
+    assert session.WAITING_SESSIONS is session.KEEPALIVE_SESSIONS
