@@ -402,8 +402,8 @@ class IpmiFleet:
     """IPMI BMCs served by pyghmi's BMC server (tests/bmc/ipmi_server.py,
     one loop answering every BMC of its process), ``per_process`` BMCs
     to a process, each on a UDP port of loopback.  (With 100 to a
-    process, two bursts in ten of 200 sessions opened at once left some
-    of them unanswered by pyghmi's server loop; with 10, none in ten.)  Power changes are
+    process, four bursts in eight of 400 sessions opened at once by one
+    client left some unanswered; with 10 to a process, none in six.)  Power changes are
     POSTed to ``notify`` (the AgentFleet's server: the agent boots on
     power on); each process writes every second how many commands each
     BMC answered and when its power state was read."""
