@@ -401,15 +401,17 @@ ROUTES = {
 class IpmiFleet:
     """IPMI BMCs served by pyghmi's BMC server (tests/bmc/ipmi_server.py,
     one loop answering every BMC of its process), ``per_process`` BMCs
-    to a process, each on a UDP port of loopback.  (With 100 to a
-    process, four bursts in eight of 400 sessions opened at once by one
-    client left some unanswered; with 10 to a process, none in six.)  Power changes are
-    POSTed to ``notify`` (the AgentFleet's server: the agent boots on
-    power on); each process writes every second how many commands each
-    BMC answered and when its power state was read."""
+    to a process, each on a UDP port of loopback (with 100 to a process,
+    four bursts in eight of 400 sessions opened at once by one client
+    left some unanswered; with 10 to a process, none in six).  Power
+    changes are POSTed to ``notify`` (the AgentFleet's server: the agent
+    boots on power on); each process writes every second how many
+    commands each BMC answered, by kind, and when its power state was
+    read."""
 
     def __init__(self, count: int, tmp: str, notify: str | None = None,
-                 per_process: int = 10, delay: float = 0.001) -> None:
+                 per_process: int = 10, delay: float = 0.001,
+                 keep: float = 600.0) -> None:
         import os
         import socket
         import subprocess
@@ -430,7 +432,7 @@ class IpmiFleet:
             stats = os.path.join(tmp, 'ipmi-stats-%d.json' % i)
             cmd = [sys.executable, '-m', 'tests.bmc.ipmi_server',
                    '--ports', ','.join(map(str, ports)), '--stats', stats,
-                   '--address', BMC_HOST,
+                   '--address', BMC_HOST, '--keep', str(keep),
                    '--delay', str(delay)]
             if notify:
                 cmd += ['--notify', notify]
