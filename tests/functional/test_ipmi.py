@@ -117,7 +117,7 @@ if hard != resource.RLIM_INFINITY and hard < 1200:
     print(json.dumps({'skip': 'open files limited to %d' % hard}))
     sys.exit(0)
 resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
-# a conductor's connections to a thousand Redfish BMCs, its database...
+# more files open than select() takes (a busy conductor's)
 held = [socket.socket() for _ in range(1100)]
 from baremetal.drivers.modules.ipmi import client
 node = types.SimpleNamespace(uuid='many-files', driver_info=json.loads(
@@ -135,9 +135,9 @@ print(json.dumps({'power': said, 'highest_fd': held[-1].fileno()}))
 def test_ipmi_answers_in_a_process_with_over_1024_files_open(bmc):
     """pyghmi waits on its sockets with select(), which refuses a file
     descriptor of 1024 or more: a conductor that first talks IPMI with
-    that many files open (a fleet of Redfish BMCs beside) got no answer
-    from any IPMI BMC.  The driver's BMC client, in a process of its own
-    with 1,100 sockets open, reads the power state."""
+    that many files open got no answer from any IPMI BMC.  The driver's
+    BMC client, in a process of its own with 1,100 sockets open, reads
+    the power state."""
     import subprocess
     import sys
     run = subprocess.run(

@@ -124,10 +124,9 @@ class _PollSelect:
 
     pyghmi's I/O thread waits on its UDP sockets with ``select.select``,
     which refuses a file descriptor numbered 1024 or more: in a conductor
-    that has more files open than that (a connection to each of a
-    thousand Redfish BMCs, the database, the message bus) when it first
-    talks IPMI, pyghmi's thread dies on its first wait and every IPMI
-    command after it goes unanswered until its deadline.  ``poll()`` has
+    that has more files open than that when it first talks IPMI,
+    pyghmi's thread dies on its first wait and every IPMI command after
+    it goes unanswered until its deadline.  ``poll()`` has
     no such limit; the answer is ``select.select``'s."""
 
     error = select.error
