@@ -69,3 +69,45 @@ def test_pyghmi_takes_one_lock_for_its_two_session_tables():
     client._pyghmi()
     from pyghmi.ipmi.private import session
     assert session.WAITING_SESSIONS is session.KEEPALIVE_SESSIONS
+
+
+
+class _SenderBetween(socket.socket):
+    """A socket on which a sender's ``setblocking(True)`` always lands
+    right after the I/O thread's ``setblocking(False)``: the interleaving
+    that happened now and then under many threads."""
+
+    def setblocking(self, flag):
+        super().setblocking(flag)
+        if not flag:
+            super().setblocking(True)
+
+
+def test_pyghmi_reads_without_waiting_whatever_mode_a_sender_left():
+    """pyghmi's I/O thread switched a shared socket to non-blocking and
+    then read, while a thread sending on it switched it back to
+    blocking: in between, the I/O thread's read waited for good.  After
+    the client's set-up a read never waits."""
+    import threading
+    client._pyghmi()
+    from pyghmi.ipmi.private import session
+    a = _SenderBetween(socket.AF_INET, socket.SOCK_DGRAM)
+    b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    a.bind(('127.0.0.1', 0))
+    try:
+        got = []
+        reader = threading.Thread(
+            target=lambda: got.append(session._io_recvfrom(a, 3000)),
+            daemon=True)
+        reader.start()
+        reader.join(2.0)
+        if reader.is_alive():
+            b.sendto(b'wake', a.getsockname())    # let the thread end
+            pytest.fail('the read waited for a packet')
+        assert got == [None]
+        b.sendto(b'ping', a.getsockname())
+        time.sleep(0.05)
+        assert session._io_recvfrom(a, 3000)[0] == b'ping'
+    finally:
+        a.close()
+        b.close()
