@@ -1,6 +1,7 @@
 """tools/bench-fleet at a small size, for correctness only: 50 nodes, 40
 redfish on simulated BMCs (one port each) and 10 ipmi on pyghmi's BMC
-server, are enrolled and managed, 40 of them (``--lifecycle-nodes``) go
+server (dropping 5% of the session set-up packets, as a lossy network
+would), are enrolled and managed, 40 of them (``--lifecycle-nodes``) go
 on with simulated agents through inspection (the agent's inventory),
 cleaning, deployment, a short steady state beside the 10 left manageable
 (the readers listing 30 more, ``--list-nodes``, parked where no
@@ -21,6 +22,7 @@ TOOL = os.path.join(os.path.dirname(__file__), '..', '..', 'tools',
                     'bench-fleet')
 NODES = 50
 IPMI = 10           # of the 50
+IPMI_DROP = 0.05    # of their login packets
 LIFECYCLE = 40      # the other 10 stay manageable
 LISTED = 80         # 30 parked nodes more in the lists
 
@@ -31,7 +33,7 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
     out = tmp_path / 'fleet.json'
     run = subprocess.run(
         [sys.executable, TOOL, '--nodes', str(NODES), '--conductors', '1',
-         '--ipmi-nodes', str(IPMI),
+         '--ipmi-nodes', str(IPMI), '--ipmi-drop', str(IPMI_DROP),
          '--lifecycle-nodes', str(LIFECYCLE), '--list-nodes', str(LISTED),
          '--db-url', db_url, '--transport-url', rabbit,
          '--steady-seconds', '8', '--power-sync-interval', '3',
@@ -53,7 +55,7 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path):
                                 'inspect': LIFECYCLE, 'clean': LIFECYCLE,
                                 'deploy': LIFECYCLE,
                                 'undeploy': LIFECYCLE}, result['counts']
-    assert result['ipmi_nodes'] == IPMI
+    assert (result['ipmi_nodes'], result['ipmi_drop']) == (IPMI, IPMI_DROP)
     # inspection: every node's properties from its inventory, and a port
     # for the NIC it found besides the enrolled one
     assert result['phases']['inspect']['checked'] == {
