@@ -215,37 +215,53 @@ _open: _OpenConnections | None = None
 _open_auto: _OpenConnections | None = None   # PostgreSQL only
 
 
-@contextlib.contextmanager
-def _connection(autocommit: bool = False
-                ) -> Iterator[sa.engine.Connection]:
-    """A connection for one block: a kept one (``autocommit``: in
-    autocommit mode where the database has them), else pooled.  Whatever
-    transaction the block leaves open is rolled back (an open read
-    transaction would pin SQLite's WAL)."""
-    kept = (_open_auto if autocommit and _open_auto is not None
-            else _open)
-    if kept is None:
-        with _unreachable(connecting=True):
-            conn = engine().connect()
-        with conn, _unreachable():
-            yield conn
-        return
-    with _unreachable(connecting=True):
-        conn = kept.take()
-    try:
-        with _unreachable():
-            yield conn
-    finally:
+class _Block:
+    """A connection for one ``with`` block: a kept one (``autocommit``:
+    in autocommit mode where the database has them), else pooled.
+    Whatever transaction the block leaves open is rolled back (an open
+    read transaction would pin SQLite's WAL); a lost connection becomes
+    DatabaseUnavailable (``_raise_unreachable``).  A class, not a generator:
+    every read of the API and the conductor enters one."""
+
+    __slots__ = ('_kept', '_conn')
+
+    def __init__(self, autocommit: bool = False) -> None:
+        self._kept = (_open_auto if autocommit and _open_auto is not None
+                      else _open)
+
+    def __enter__(self) -> sa.engine.Connection:
         try:
-            if conn.in_transaction():
-                conn.rollback()
-        except Exception:
-            # a connection the server dropped cannot roll back; it is
-            # invalidated and closed by give()
-            LOG.debug('rollback failed', exc_info=True)
-            _close_quietly(conn)
+            if self._kept is None:
+                self._conn = engine().connect()
+            else:
+                self._conn = self._kept.take()
+        except Exception as e:
+            _raise_unreachable(e, connecting=True)
+            raise
+        return self._conn
+
+    def __exit__(self, typ, error, tb) -> None:
+        conn = self._conn
+        try:
+            if isinstance(error, Exception):
+                _raise_unreachable(error)
         finally:
-            kept.give(conn)
+            if self._kept is None:
+                conn.close()
+            else:
+                try:
+                    if conn.in_transaction():
+                        conn.rollback()
+                except Exception:
+                    # a connection the server dropped cannot roll back;
+                    # it is invalidated and closed by give()
+                    LOG.debug('rollback failed', exc_info=True)
+                    _close_quietly(conn)
+                finally:
+                    self._kept.give(conn)
+
+
+_connection = _Block
 
 
 def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
@@ -261,22 +277,19 @@ def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
         inner.connection_invalidated
 
 
-@contextlib.contextmanager
-def _unreachable(connecting: bool = False) -> Iterator[None]:
+def _raise_unreachable(e: Exception, connecting: bool = False) -> None:
     """A lost database connection (the server restarting, the network),
     or none to be had -> DatabaseUnavailable; the connections kept open
-    are dropped, as they were most likely lost too."""
-    try:
-        yield
-    except Exception as e:
-        if not _is_disconnect(e, connecting):
-            raise
-        close_connections()
-        reason = str(getattr(e, 'inner_exception', None) or e)
-        reason = reason.strip().splitlines()[0] if reason.strip() \
-            else type(e).__name__
-        LOG.warning('The database cannot be reached: %s', reason)
-        raise exception.DatabaseUnavailable(reason=reason[:200]) from None
+    are dropped, as they were most likely lost too.  Returns for any
+    other error."""
+    if not _is_disconnect(e, connecting):
+        return
+    close_connections()
+    reason = str(getattr(e, 'inner_exception', None) or e)
+    reason = reason.strip().splitlines()[0] if reason.strip() \
+        else type(e).__name__
+    LOG.warning('The database cannot be reached: %s', reason)
+    raise exception.DatabaseUnavailable(reason=reason[:200]) from None
 
 
 @contextlib.contextmanager
@@ -304,7 +317,7 @@ def has_autocommit() -> bool:
     return _open_auto is not None
 
 
-@contextlib.contextmanager
-def reader() -> Iterator[sa.engine.Connection]:
-    with _connection(autocommit=True) as conn:
-        yield conn
+def reader() -> _Block:
+    """A connection to read with (in autocommit where the database has
+    it): ``with reader() as conn``."""
+    return _Block(autocommit=True)
