@@ -11,6 +11,7 @@ resources alike holds (api/resource.py, objects/base.py).
 """
 
 import datetime
+import re
 import uuid as uuidlib
 from collections.abc import Iterable
 from typing import Any
@@ -36,11 +37,15 @@ def new_uuid() -> str:
     return str(uuidlib.uuid4())
 
 
+# a UUID as str(uuid.UUID(...)) writes it, in either case
+_UUID_TEXT = re.compile(r'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
+                        r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12}')
+
+
 def is_uuid_like(value: Any) -> bool:
-    try:
-        return str(uuidlib.UUID(str(value))) == str(value).lower()
-    except (TypeError, ValueError, AttributeError):
-        return False
+    """Whether ``value`` (or its text) is a UUID in its canonical,
+    hyphenated form, in either case (what an ident is looked up by)."""
+    return _UUID_TEXT.fullmatch(str(value)) is not None
 
 
 def _cols(table: sa.Table, columns: Iterable[str] | None):

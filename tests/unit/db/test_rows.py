@@ -83,3 +83,15 @@ def test_columns_and_repr():
         db_ports.ROWS.json_columns
     assert 'address' not in db_ports.ROWS.json_columns
     assert repr(CHASSIS) == 'Rows(chassis)'
+
+
+def test_is_uuid_like_takes_the_canonical_form_in_either_case_only():
+    import uuid
+    u = str(uuid.uuid4())
+    for yes in (u, u.upper(), uuid.UUID(u)):
+        assert db_rows.is_uuid_like(yes), yes
+    for no in ('node-1', '', None, 7, '{%s}' % u, 'urn:uuid:' + u,
+               u.replace('-', ''), u + ' ', ' ' + u, u + '\n',
+               u[:-1] + 'g', '\u0663' * 32,
+               '\u0663' * 8 + u[8:]):
+        assert not db_rows.is_uuid_like(no), no
