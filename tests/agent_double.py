@@ -123,8 +123,9 @@ class AgentDouble:
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
                                                       Handler)
         self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        # a short poll: stop() waits for the loop's next look
         self._thread = threading.Thread(target=self.server.serve_forever,
-                                        daemon=True)
+                                        args=(0.05,), daemon=True)
         self._thread.start()
 
     def unhang(self) -> None:

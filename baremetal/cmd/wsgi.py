@@ -21,6 +21,7 @@ as they are open: the pool keeps that many on top of its minimum, and
 admits at most [events]max_streams of them (api/event_feed.py).
 """
 
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -173,7 +174,26 @@ class Server:
         # streams of the change feed end, or the threads that serve
         # them would keep the server from stopping
         event_feed.close()
-        self._server.stop()
+        done = threading.Event()
+        threading.Thread(target=self._nudge, args=(done,), daemon=True,
+                         name='wsgi-stop').start()
+        try:
+            self._server.stop()
+        finally:
+            done.set()
+
+    def _nudge(self, done: threading.Event) -> None:
+        """cheroot's selector looks at its stop flag between waits of up
+        to half a second: a connection to the listening socket ends the
+        wait, so that a stop takes milliseconds."""
+        host, port = self._server.bind_addr[:2]
+        host = {'0.0.0.0': '127.0.0.1', '::': '::1', '': '127.0.0.1'}.get(
+            host, host)
+        while not done.wait(0.01):
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+            except OSError:
+                return      # no longer listening: stopped
 
 
 def make_server(app, conf, default_threads: int, min_threads: int,

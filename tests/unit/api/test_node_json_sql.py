@@ -17,7 +17,8 @@ from tests import services
 @pytest.fixture(params=['sqlite', 'postgresql'])
 def api(request, tmp_path):
     """The databases that write node JSON themselves."""
-    h = harness.Harness(tmp_path, db_url=services.db_url(request.param))
+    h = harness.Harness(
+        tmp_path, db_url=services.db_url(request.param, schema=True))
     yield h
     h.close()
 

@@ -225,7 +225,8 @@ def test_ids_become_visible_in_id_order_on_postgresql(tmp_path):
     feed by "events after the last id I saw": it must see every id
     exactly once and in order, never an id whose predecessor shows up
     later (which a sequence, handed out before commit, would allow)."""
-    h = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    h = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     try:
         nodes = [db_rows.create(NODES, {'driver': 'fake-hardware'})['id']
                  for _ in range(8)]

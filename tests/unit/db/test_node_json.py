@@ -35,7 +35,8 @@ def test_columns(api):
 @pytest.fixture(params=['sqlite', 'postgresql'])
 def json_db_api(request, tmp_path):
     """The databases that write node JSON themselves."""
-    h = harness.Harness(tmp_path, db_url=services.db_url(request.param))
+    h = harness.Harness(
+        tmp_path, db_url=services.db_url(request.param, schema=True))
     yield h
     h.close()
 

@@ -19,7 +19,8 @@ from tests import services
 
 @pytest.fixture
 def pg_api(tmp_path):
-    h = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    h = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     yield h
     h.close()
 

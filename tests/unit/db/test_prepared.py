@@ -26,7 +26,8 @@ NODES = db_nodes.NODES
 @pytest.fixture(params=['sqlite', 'postgresql'])
 def prepared_db_api(request, tmp_path):
     """The databases where statements run prepared."""
-    h = harness.Harness(tmp_path, db_url=services.db_url(request.param))
+    h = harness.Harness(
+        tmp_path, db_url=services.db_url(request.param, schema=True))
     yield h
     h.close()
 
@@ -142,7 +143,8 @@ def test_postgresql_reads_and_single_writes_are_one_round_trip(tmp_path):
     no BEGIN before and no COMMIT/ROLLBACK after the statement (each
     statement is its own transaction), and a write is visible to others
     as soon as it ran."""
-    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    api = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     try:
         node = _node(api, name='auto')
         with db_engine.reader() as conn:
@@ -171,7 +173,8 @@ def test_postgresql_prepares_hot_statements_on_the_server(tmp_path):
     connection and EXECUTEd after: a node's lifecycle leaves them in the
     connection's pg_prepared_statements, none had to fall back to text,
     and their results are the ones SQLAlchemy gives."""
-    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    api = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     try:
         node = api.make_available(name='srv', extra={'a': [1]})
         api.provision('srv', 'active')
@@ -210,7 +213,8 @@ def test_postgresql_prepares_list_pages_and_drops_old_shapes(
     (a page and the next page of the same shape share a statement); only
     the last PAGE_SHAPES shapes stay prepared, the others are
     deallocated on a connection when it is next used."""
-    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    api = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     monkeypatch.setattr(prepared, 'PAGE_SHAPES', 2)
     try:
         for i in range(3):
@@ -264,7 +268,8 @@ def test_a_page_the_server_cannot_prepare_runs_as_text(tmp_path):
     """A page statement PostgreSQL cannot prepare (a parameter whose
     type it cannot infer) runs as text, and its shape is not offered to
     PREPARE again at every page."""
-    api = harness.Harness(tmp_path, db_url=services.db_url('postgresql'))
+    api = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
     try:
         node = _node(api, name='text')
         columns = [NODES.c.id,

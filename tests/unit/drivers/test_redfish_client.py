@@ -348,7 +348,8 @@ class _Recorder:
             self.srv.socket = tls.wrap_socket(self.srv.socket,
                                               server_side=True)
         self.port = self.srv.server_address[1]
-        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+        threading.Thread(target=self.srv.serve_forever, args=(0.05,),
+                         daemon=True).start()
 
     def stop(self):
         self.srv.shutdown()
