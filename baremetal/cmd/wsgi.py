@@ -21,6 +21,7 @@ as they are open: the pool keeps that many on top of its minimum, and
 admits at most [events]max_streams of them (api/event_feed.py).
 """
 
+import ipaddress
 import socket
 import threading
 import time
@@ -187,8 +188,12 @@ class Server:
         to half a second: a connection to the listening socket ends the
         wait, so that a stop takes milliseconds."""
         host, port = self._server.bind_addr[:2]
-        host = {'0.0.0.0': '127.0.0.1', '::': '::1', '': '127.0.0.1'}.get(
-            host, host)
+        try:
+            anywhere = not host or ipaddress.ip_address(host).is_unspecified
+        except ValueError:
+            anywhere = False        # a host name
+        if anywhere:
+            host = '::1' if ':' in host else '127.0.0.1'
         while not done.wait(0.01):
             try:
                 socket.create_connection((host, port), timeout=1).close()
