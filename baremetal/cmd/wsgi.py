@@ -188,17 +188,24 @@ class Server:
         to half a second: a connection to the listening socket ends the
         wait, so that a stop takes milliseconds."""
         host, port = self._server.bind_addr[:2]
-        try:
-            anywhere = not host or ipaddress.ip_address(host).is_unspecified
-        except ValueError:
-            anywhere = False        # a host name
-        if anywhere:
-            host = '::1' if ':' in host else '127.0.0.1'
+        host = _reachable(host)
         while not done.wait(0.01):
             try:
                 socket.create_connection((host, port), timeout=1).close()
             except OSError:
                 return      # no longer listening: stopped
+
+
+def _reachable(host: str) -> str:
+    """Where this machine reaches a server bound to ``host``: loopback
+    for every address (of the family), else the address itself."""
+    try:
+        anywhere = not host or ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return host             # a host name
+    if anywhere:
+        return '::1' if ':' in host else '127.0.0.1'
+    return host
 
 
 def make_server(app, conf, default_threads: int, min_threads: int,

@@ -259,3 +259,29 @@ def test_threads_held_by_streams_are_kept_on_top_of_the_minimum(
     finally:
         release.set()
         server.close()
+
+
+def test_close_does_not_wait_for_the_selectors_next_look():
+    """cheroot's selector looks at its stop flag between waits (half a
+    second by default; here a minute): close() wakes it."""
+    server = wsgi.Server(_app(threading.Event()), '127.0.0.1', 0, 2, 64,
+                         min_threads=1)
+    server._server.expiration_interval = 60
+    threading.Thread(target=server.run, daemon=True).start()
+    c = http.client.HTTPConnection('127.0.0.1', server.effective_port,
+                                   timeout=10)
+    c.request('GET', '/')
+    assert c.getresponse().read() == b'ok'
+    c.close()
+    closing = threading.Thread(target=server.close, daemon=True)
+    closing.start()
+    closing.join(20)
+    assert not closing.is_alive(), 'close() waited for the selector'
+
+
+def test_a_server_bound_to_every_address_is_woken_on_loopback():
+    assert wsgi._reachable('0.0.0.0') == '127.0.0.1'   # noqa: S104
+    assert wsgi._reachable('') == '127.0.0.1'
+    assert wsgi._reachable('::') == '::1'
+    for host in ('127.0.0.1', '::1', '192.0.2.7', 'localhost'):
+        assert wsgi._reachable(host) == host
