@@ -261,9 +261,6 @@ class _Block:
                     self._kept.give(conn)
 
 
-_connection = _Block
-
-
 def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
     if connecting and isinstance(e, (sa.exc.OperationalError,
                                      db_exc.DBError)):
@@ -295,7 +292,7 @@ def _raise_unreachable(e: Exception, connecting: bool = False) -> None:
 @contextlib.contextmanager
 def writer() -> Iterator[sa.engine.Connection]:
     """A write transaction (serialised on SQLite)."""
-    with _write_lock, _connection() as conn, conn.begin():
+    with _write_lock, _Block() as conn, conn.begin():
         yield conn
 
 
@@ -307,7 +304,7 @@ def single() -> Iterator[sa.engine.Connection]:
         with writer() as conn:
             yield conn
         return
-    with _connection(autocommit=True) as conn:
+    with _Block(autocommit=True) as conn:
         yield conn
 
 
