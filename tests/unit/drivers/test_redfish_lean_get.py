@@ -1,7 +1,8 @@
-"""A Redfish connection's plain GETs go through urllib3 itself
+"""A Redfish connection's plain GETs go through http.client itself
 (drivers/modules/redfish/lean_get.py): the BMC sees the request requests
 would have sent, and sushy gets the answer (or the error) requests would
-have given; what lean_get does not do goes through requests."""
+have given, however the answer is framed; what lean_get does not do goes
+through requests."""
 
 import gzip
 import http.server
@@ -38,6 +39,10 @@ class _BMC:
             def do_GET(self):
                 owner.seen.append((self.path, dict(self.headers)))
                 status, headers, body = owner.answer(self.path)
+                if status is None:      # the answer's bytes as they are
+                    self.wfile.write(body)
+                    self.close_connection = True
+                    return
                 self.send_response(status)
                 for name, value in headers:
                     self.send_header(name, value)
@@ -80,6 +85,22 @@ class _BMC:
                 'caf\u00e9'.encode('latin-1')
         if kind == 'moved':
             return 302, [('Location', '/redfish/v1/Systems/1')], b''
+        if kind == 'chunked':
+            return None, None, (
+                b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n'
+                b'Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n'
+                b'%x\r\n%s\r\n0\r\n\r\n' % (5, doc[:5], len(doc) - 5,
+                                               doc[5:]))
+        if kind == 'unframed':      # the body ends where the connection does
+            return None, None, (b'HTTP/1.1 200 OK\r\nContent-Type: '
+                                b'application/json\r\n\r\n' + doc)
+        if kind == 'repeated':
+            return 200, [('Content-Type', 'application/json'),
+                         ('Link', '</a>; rel=a'), ('link', '</b>; rel=b'),
+                         ('X-Empty', '')], doc
+        if kind == 'short':         # fewer bytes than it says
+            return None, None, (b'HTTP/1.1 200 OK\r\nContent-Length: 500'
+                                b'\r\n\r\n' + doc)
         if kind == 'cookie':
             return 200, [('Content-Type', 'application/json'),
                          ('Set-Cookie', 'bmc=abc; Path=/')], doc
@@ -133,7 +154,8 @@ def _both(url, verify=True, session=None):
 
 
 @pytest.mark.parametrize('kind', ['1', 'gone', 'broken', 'denied', 'zipped',
-                                  'latin'])
+                                  'latin', 'chunked', 'unframed',
+                                  'repeated'])
 def test_the_answer_is_the_one_requests_gives(bmcs, kind):
     bmc = bmcs()
     plain, lean = _both(bmc.url + '/redfish/v1/Systems/' + kind)
@@ -146,8 +168,15 @@ def test_the_answer_is_the_one_requests_gives(bmcs, kind):
         == {k: v for k, v in plain.headers.items() if k.lower() not in skip}
     assert lean.headers.get('content-type') == \
         plain.headers.get('Content-Type')
-    if kind in ('1', 'gone', 'zipped'):
+    if kind in ('1', 'gone', 'zipped', 'chunked', 'unframed'):
         assert lean.json() == plain.json()
+
+
+def test_a_body_shorter_than_it_says_is_the_error_requests_raises(bmcs):
+    bmc = bmcs()
+    plain, lean = _both(bmc.url + '/redfish/v1/Systems/short')
+    assert type(lean) is type(plain) is \
+        requests.exceptions.ChunkedEncodingError
 
 
 def test_the_bmc_sees_the_request_requests_sends(bmcs):
@@ -157,13 +186,18 @@ def test_the_bmc_sees_the_request_requests_sends(bmcs):
     _both(bmc.url + '/redfish/v1/Systems/a%20b?$expand=.', session=s)
     (path1, seen1), (path2, seen2) = bmc.seen
     assert path1 == path2 == '/redfish/v1/Systems/a%20b?$expand=.'
-    seen1.pop('Host'), seen2.pop('Host')
-    assert seen2 == seen1
+    assert list(seen2.items()) == list(seen1.items())   # in order, Host too
     assert seen2['Authorization'] == requests.auth._basic_auth_str(
         'admin', 'pa\u00dfword')
     assert seen2['X-Auth-Token'] == 'token-1'
     assert seen2['Connection'] == 'close'
     assert 'Content-Type' not in seen2
+    # without a User-Agent of the session's, urllib3's own
+    s.headers['User-Agent'] = None
+    _both(bmc.url + '/redfish/v1/Systems/1', session=s)
+    (_, seen3), (_, seen4) = bmc.seen[2:]
+    assert list(seen4.items()) == list(seen3.items())
+    assert seen4['User-Agent'].startswith('python-urllib3/')
 
 
 @pytest.mark.parametrize('mode', ['close', 'malformed', 'hang'])
@@ -210,6 +244,22 @@ def test_tls_is_verified_as_requests_verifies_it(bmcs, tmp_path):
         plain, lean = _both(url, verify=verify)
         assert (lean.status_code, lean.json()) == \
             (plain.status_code, plain.json()) == (200, SYSTEM)
+
+
+def test_a_ca_bundle_replaced_on_disk_is_read_again(bmcs, tmp_path):
+    ctx, cert = tls.server_context(tmp_path, 'bmc')
+    bmc = bmcs(ctx)
+    url = bmc.url + '/redfish/v1/Systems/1'
+    bundle = tmp_path / 'bundle.pem'
+    with open(cert, 'rb') as f:
+        bundle.write_bytes(f.read())
+    assert lean_get.send(_session(), url, verify=str(bundle),
+                         **_KWARGS).json() == SYSTEM
+    other, _ = tls.self_signed(tmp_path, 'other')
+    with open(other, 'rb') as f:
+        bundle.write_bytes(f.read() + b'\n')    # another size too
+    plain, lean = _both(url, verify=str(bundle))
+    assert type(lean) is type(plain) is requests.exceptions.SSLError
 
 
 def test_a_redirect_is_left_to_requests_which_follows_it(bmcs):

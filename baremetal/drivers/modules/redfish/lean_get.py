@@ -1,24 +1,41 @@
-"""A Redfish connection's plain GETs sent by urllib3 itself.
+"""A Redfish connection's plain GETs sent by the standard library's
+HTTP client itself.
 
-sushy sends every request through a ``requests`` session.  For a GET,
-``requests`` spends about 0.35 ms of CPU merging the session's settings,
-preparing the request and building its response on top of the 0.24 ms
-urllib3 takes to send it and read the answer (one thread, a BMC on
-loopback that answers at once); in the conductor, sending GETs here took
-a fifth off a power sync read's CPU (doc/source/admin/performance.rst).
-``send`` does what ``requests`` would for the GETs that need nothing
-more - the session's headers and basic credentials, sushy's headers,
-verify and timeout - and answers with a ``requests.Response`` carrying
-the same status, headers and body, so sushy (its errors, retries and
-session renewal) sees no difference. A GET that needs more goes through
-``requests`` as before: the session has proxies, cookies, hooks, client
-certificates or an adapter of its own (sushy's TLS options), the call
-has other arguments, or the BMC answers with a redirect (sent again
-through ``requests``, which follows it). Errors are raised as the
-``requests`` exceptions ``requests`` raises for them.
+sushy sends every request through a ``requests`` session, which sends it
+through urllib3, which sends it through ``http.client``.  sushy asks
+every BMC to close the connection after each answer (``Connection:
+close``: some BMCs choke on kept connections), so urllib3's pool keeps
+nothing between two requests, and its layer and ``requests``' (merging
+the session's settings, preparing the request, building the response
+twice) cost more CPU than ``http.client`` sending the request and
+reading its answer: in the conductor, a power sync read took 0.6-0.7x
+the CPU through ``http.client`` alone (doc/source/admin/performance.rst).
+
+``send`` does what ``requests`` and urllib3 would for the GETs that need
+nothing more - the session's headers and basic credentials, sushy's
+headers, TLS verified as ``verify`` says, timeouts, content decoding -
+and answers with a ``requests.Response`` carrying the same status,
+headers and body, so sushy (its errors, retries and session renewal)
+sees no difference.  A GET that needs more goes through ``requests`` as
+before: the session has proxies, cookies, hooks, client certificates or
+an adapter of its own (sushy's TLS options), the call has other
+arguments, or the BMC answers with a redirect (sent again through
+``requests``, which follows it).  Errors are raised as the ``requests``
+exceptions ``requests`` raises for them.
+
+TLS contexts are kept per CA bundle (reloaded when its file changes), so
+a connection does not load the bundle again as urllib3 does for a
+``verify`` path of its own.
 """
 
+import http.client
+import io
+import os
+import socket
+import ssl
+import threading
 import types
+import warnings
 
 import requests
 import requests.adapters
@@ -33,30 +50,27 @@ from urllib3.util import parse_url
 
 _ARGS = frozenset(('json', 'data', 'headers', 'verify', 'timeout'))
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
-# requests' own: no retries, and no re-reading of a read that failed
-_RETRIES = urllib3.Retry(0, read=False)
+_PORTS = {'http': 80, 'https': 443}
+_USER_AGENT = 'python-urllib3/%s' % urllib3.__version__   # urllib3's own
 
 
-def _adapter(session, url: str, kwargs: dict):
-    """requests' adapter of a GET that needs nothing ``send`` leaves to
-    requests; None otherwise."""
+def _plain(session, url: str, kwargs: dict) -> bool:
+    """Whether a GET needs nothing ``send`` leaves to requests."""
     if not _ARGS.issuperset(kwargs) or kwargs.get('json') is not None \
             or kwargs.get('data') is not None:
-        return None
+        return False
     auth = session.auth
     if auth is not None and not (isinstance(auth, tuple) and len(auth) == 2):
-        return None
+        return False
     # trust_env: client.py reads the environment once per connection
     if session.trust_env or session.proxies or session.cookies \
             or session.cert is not None or any(session.hooks.values()) \
             or session.params or session.stream:
-        return None
+        return False
     if not url.startswith(('http://', 'https://')):
-        return None
+        return False
     # only requests' own adapter (sushy mounts its own for TLS options)
-    adapter = session.get_adapter(url)
-    return adapter if type(adapter) is requests.adapters.HTTPAdapter \
-        else None
+    return type(session.get_adapter(url)) is requests.adapters.HTTPAdapter
 
 
 def _headers(session, headers) -> dict | None:
@@ -76,18 +90,173 @@ def _headers(session, headers) -> dict | None:
     return out
 
 
-def _timeout(timeout):
+def _timeouts(timeout) -> tuple:
+    """(connect, read) seconds, as requests reads its timeout."""
     if isinstance(timeout, tuple):
-        connect, read = timeout
-        return urllib3.Timeout(connect=connect, read=read)
-    return urllib3.Timeout(connect=timeout, read=timeout)
+        return timeout
+    return timeout, timeout
+
+
+_CONTEXTS: dict = {}
+_CONTEXTS_LOCK = threading.Lock()
+
+
+def _tls_context(verify) -> ssl.SSLContext:
+    """The TLS context of ``verify`` as requests' adapter sets urllib3 up
+    for it (``cert_verify``): True is requests' CA bundle, a string a CA
+    file or directory, False no verification; one per bundle while its
+    file does not change."""
+    if not verify:
+        key = None
+    else:
+        where = requests.utils.DEFAULT_CA_BUNDLE_PATH if verify is True \
+            else verify
+        try:
+            st = os.stat(where) if where else None
+        except OSError:
+            st = None
+        if st is None:
+            # requests' own error and text
+            raise OSError('Could not find a suitable TLS CA certificate '
+                          'bundle, invalid path: %s' % where)
+        key = (where, st.st_mtime_ns, st.st_size, st.st_ino)
+    ctx = _CONTEXTS.get(key)
+    if ctx is not None:
+        return ctx
+    from urllib3.util import ssl_
+    if key is None:
+        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_NONE)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    else:
+        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_REQUIRED)
+        ctx.check_hostname = True
+        if os.path.isdir(where):
+            ctx.load_verify_locations(capath=where)
+        else:
+            ctx.load_verify_locations(cafile=where)
+    with _CONTEXTS_LOCK:
+        if len(_CONTEXTS) > 64:     # bundles replaced many times over
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = ctx
+    return ctx
+
+
+def _connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
+    """A connected ``http.client`` connection, TLS set up as urllib3
+    does (errors raised as requests raises them)."""
+    ctx = _tls_context(verify) if scheme == 'https' else None
+    addr = host[1:-1] if host.startswith('[') else host
+    try:
+        sock = socket.create_connection((addr, port), timeouts[0])
+    except TimeoutError as e:
+        raise rx.ConnectTimeout(e)
+    except OSError as e:
+        raise rx.ConnectionError(e)
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if ctx is not None:
+            if not verify:
+                warnings.warn(
+                    "Unverified HTTPS request is being made to host '%s'. "
+                    'Adding certificate verification is strongly advised. '
+                    'See: https://urllib3.readthedocs.io/en/latest/'
+                    'advanced-usage.html#tls-warnings' % addr,
+                    ux.InsecureRequestWarning, stacklevel=2)
+            sock = ctx.wrap_socket(sock, server_hostname=addr)
+        sock.settimeout(timeouts[1])
+    except ssl.SSLError as e:
+        sock.close()
+        raise rx.SSLError(e)
+    except TimeoutError as e:
+        sock.close()
+        raise rx.ReadTimeout(e)
+    except OSError as e:
+        sock.close()
+        raise rx.ConnectionError(e)
+    conn = http.client.HTTPConnection(addr, port)
+    conn.sock = sock
+    conn.default_port = _PORTS[scheme]  # not named in the Host header
+    return conn
+
+
+def _request(conn, path: str, headers: dict) -> bool:
+    """Send the GET as urllib3 sends it (Host, then Accept-Encoding and
+    User-Agent unless given); False if ``http.client`` refuses a header
+    (requests is left to say why, nothing sent)."""
+    names = {k.lower() for k in headers}
+    try:
+        conn.putrequest('GET', path, skip_host='host' in names,
+                        skip_accept_encoding='accept-encoding' in names)
+        if 'user-agent' not in names:
+            conn.putheader('User-Agent', _USER_AGENT)
+        for name, value in headers.items():
+            conn.putheader(name, value)
+    except (ValueError, UnicodeError):
+        return False
+    try:
+        conn.endheaders()
+    except TimeoutError as e:
+        raise rx.ReadTimeout(e)
+    except ssl.SSLError as e:
+        raise rx.SSLError(e)
+    except OSError as e:
+        raise rx.ConnectionError(e)
+    return True
+
+
+def _answer(conn) -> tuple:
+    """(http.client response, body) as urllib3 reads them."""
+    try:
+        raw = conn.getresponse()
+    except TimeoutError as e:
+        raise rx.ReadTimeout(e)
+    except ssl.SSLError as e:
+        raise rx.SSLError(e)
+    except (http.client.HTTPException, OSError) as e:
+        raise rx.ConnectionError(e)
+    try:
+        body = raw.read()
+    except TimeoutError as e:
+        raise rx.ConnectionError(e)
+    except ssl.SSLError as e:
+        raise rx.SSLError(e)
+    except (http.client.HTTPException, OSError) as e:
+        raise rx.ChunkedEncodingError(e)
+    return raw, body
+
+
+def _decoded(raw, body: bytes) -> bytes:
+    """The body with its Content-Encoding undone, by urllib3."""
+    if raw.getheader('content-encoding', 'identity').strip().lower() \
+            == 'identity':
+        return body
+    try:
+        return urllib3.HTTPResponse(
+            body=io.BytesIO(body), headers=raw.getheaders(),
+            status=raw.status, preload_content=False,
+            decode_content=True).read()
+    except ux.DecodeError as e:
+        raise rx.ContentDecodingError(e)
+
+
+def _headers_of(raw) -> requests.structures.CaseInsensitiveDict:
+    """The answer's headers as requests shows urllib3's: a repeated
+    header once, its values joined by ', ', named as first seen."""
+    merged: dict = {}
+    for name, value in raw.getheaders():
+        low = name.lower()
+        if low in merged:
+            merged[low] = (merged[low][0], merged[low][1] + ', ' + value)
+        else:
+            merged[low] = (name, value)
+    return requests.structures.CaseInsensitiveDict(merged.values())
 
 
 def send(session, url: str, **kwargs) -> requests.Response | None:
     """GET ``url`` as ``session.request('GET', url, **kwargs)`` would;
     None when the GET needs requests (see the module's docstring)."""
-    adapter = _adapter(session, url, kwargs)
-    if adapter is None:
+    if not _plain(session, url, kwargs):
         return None
     headers = _headers(session, kwargs.get('headers'))
     if headers is None:
@@ -97,72 +266,37 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
         parsed = parse_url(url)
     except (ValueError, ux.LocationParseError):
         return None
-    if not parsed.host:
+    scheme = (parsed.scheme or '').lower()
+    if not parsed.host or scheme not in _PORTS:
         return None
     verify = kwargs.get('verify')
     if verify is None:      # requests' merge: the session's then
         verify = session.verify
-    # the pool requests would take, set up for TLS as requests sets it
-    target = requests.PreparedRequest()
-    target.url = url
+    conn = _connect(scheme, parsed.host, parsed.port or _PORTS[scheme],
+                    verify, _timeouts(kwargs.get('timeout')))
     try:
-        host, pool_kwargs = adapter.build_connection_pool_key_attributes(
-            target, verify, None)
-    except ValueError:
-        return None         # requests' InvalidURL
-    pool = adapter.poolmanager.connection_from_host(
-        **host, pool_kwargs=pool_kwargs)
-    adapter.cert_verify(pool, url, verify, None)
-    try:
-        raw = pool.urlopen('GET', parsed.request_uri, headers=headers,
-                           redirect=False, assert_same_host=False,
-                           preload_content=False, decode_content=False,
-                           retries=_RETRIES,
-                           timeout=_timeout(kwargs.get('timeout')))
-    except (ux.ProtocolError, OSError) as e:
-        raise rx.ConnectionError(e)
-    except ux.MaxRetryError as e:
-        reason = e.reason
-        if isinstance(reason, ux.ConnectTimeoutError) and \
-                not isinstance(reason, ux.NewConnectionError):
-            raise rx.ConnectTimeout(e)
-        if isinstance(reason, ux.SSLError):
-            raise rx.SSLError(e)
-        raise rx.ConnectionError(e)
-    except ux.ClosedPoolError as e:
-        raise rx.ConnectionError(e)
-    except ux.SSLError as e:
-        raise rx.SSLError(e)
-    except ux.ReadTimeoutError as e:
-        raise rx.ReadTimeout(e)
-    try:
-        content = raw.read(decode_content=True)
-    except ux.ProtocolError as e:
-        raise rx.ChunkedEncodingError(e)
-    except ux.DecodeError as e:
-        raise rx.ContentDecodingError(e)
-    except ux.ReadTimeoutError as e:
-        raise rx.ConnectionError(e)
-    except ux.SSLError as e:
-        raise rx.SSLError(e)
+        if not _request(conn, parsed.request_uri, headers):
+            return None
+        raw, body = _answer(conn)
     finally:
-        raw.release_conn()
-    if raw.status in _REDIRECTS and 'location' in raw.headers:
+        conn.close()
+    if raw.status in _REDIRECTS and raw.getheader('location') is not None:
         return None         # requests follows it
     response = requests.Response()
     response.status_code = raw.status
-    response.headers = requests.structures.CaseInsensitiveDict(raw.headers)
+    response.headers = _headers_of(raw)
     response.reason = raw.reason
     response.url = url
     response.encoding = requests.utils.get_encoding_from_headers(
         response.headers)
-    response._content = content
+    response._content = _decoded(raw, body)
     response._content_consumed = True
-    if 'set-cookie' in raw.headers:
+    if 'set-cookie' in response.headers:
         # kept by the session as requests would (its next requests go
         # through requests, which sends them)
         prepared = requests.PreparedRequest()
         prepared.prepare(method='GET', url=url, headers=headers)
-        requests.cookies.extract_cookies_to_jar(session.cookies, prepared,
-                                                raw)
+        requests.cookies.extract_cookies_to_jar(
+            session.cookies, prepared,
+            types.SimpleNamespace(_original_response=raw))
     return response
