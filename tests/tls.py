@@ -6,23 +6,24 @@ import ssl
 import subprocess
 
 
-def self_signed(tmp, name='peer') -> tuple[str, str]:
+def self_signed(tmp, name='peer', ip='127.0.0.1') -> tuple[str, str]:
     """(certificate path, key path) in ``tmp``: valid one day, for
-    IP 127.0.0.1."""
+    IP ``ip``."""
     cert = os.path.join(str(tmp), '%s.crt' % name)
     key = os.path.join(str(tmp), '%s.key' % name)
     subprocess.run(
         ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
          'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-         '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+         '-subj', '/CN=%s' % ip, '-addext', 'subjectAltName=IP:%s' % ip,
          '-keyout', key, '-out', cert], check=True, capture_output=True)
     return cert, key
 
 
-def server_context(tmp, name='peer') -> tuple[ssl.SSLContext, str]:
-    """A server-side context with a fresh self-signed certificate, and
-    that certificate's path (a client's CA bundle)."""
-    cert, key = self_signed(tmp, name)
+def server_context(tmp, name='peer', ip='127.0.0.1'
+                   ) -> tuple[ssl.SSLContext, str]:
+    """A server-side context with a fresh self-signed certificate for IP
+    ``ip``, and that certificate's path (a client's CA bundle)."""
+    cert, key = self_signed(tmp, name, ip)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     return ctx, cert

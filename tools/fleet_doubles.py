@@ -12,7 +12,8 @@ settable rate (for the whole fleet, or for one BMC with
 interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
 PATCH of Boot), its Reset action and its SecureBoot resource.
-Requests are counted per system.
+Requests are counted per system.  With a TLS context the BMCs speak
+HTTPS, as real ones do (the handshake in the connection's thread).
 
 ``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
 command API for every node under ``/agent/<node uuid>``.  An agent
@@ -37,6 +38,7 @@ import random
 import selectors
 import socket
 import socketserver
+import ssl
 import subprocess
 import sys
 import threading
@@ -64,6 +66,26 @@ BMC_HOST = '127.0.0.2'
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     request_queue_size = 128
+    tls: ssl.SSLContext | None = None
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        if self.tls is not None:
+            # the handshake in the connection's thread (finish_request)
+            sock = self.tls.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False)
+        return sock, addr
+
+    def finish_request(self, request, client_address):
+        if self.tls is not None:
+            request.settimeout(30)
+            request.do_handshake()
+        super().finish_request(request, client_address)
+
+    def handle_error(self, request, client_address):
+        if self.tls is not None and isinstance(sys.exc_info()[1], OSError):
+            return      # a client that refused the certificate, say
+        super().handle_error(request, client_address)
 
     def server_bind(self):
         # HTTPServer's own asks the resolver for the host's FQDN, which
@@ -76,8 +98,9 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 class RedfishFleet:
     def __init__(self, systems: int, per_bmc: int | list[int] = 1,
                  latency_ms=(0.0, 0.0), error_rate: float = 0.0,
-                 on_power=None) -> None:
+                 on_power=None, tls: ssl.SSLContext | None = None) -> None:
         self.latency = latency_ms
+        self.tls = tls
         self.error_rate = error_rate
         self.on_power = on_power or (lambda sid, on: None)
         self.lock = threading.Lock()
@@ -110,6 +133,7 @@ class RedfishFleet:
                 break
             srv = _Server((BMC_HOST, 0), handler)
             srv.fleet_systems = block
+            srv.tls = tls
             port = srv.server_address[1]
             self.bmcs.append((port, block))
             self._servers.append(srv)
@@ -136,7 +160,8 @@ class RedfishFleet:
         return value if value is not None else getattr(self, what)
 
     def address(self, sid: str) -> str:
-        return 'http://%s:%d' % (BMC_HOST, self.systems[sid]['port'])
+        return '%s://%s:%d' % ('https' if self.tls else 'http', BMC_HOST,
+                               self.systems[sid]['port'])
 
     def _loop(self) -> None:
         while not self._stop.is_set():

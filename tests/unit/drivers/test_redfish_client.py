@@ -547,3 +547,34 @@ def _fleet_host():
         return urllib.parse.urlsplit(fleet.address('sys-00000')).hostname
     finally:
         fleet.stop()
+
+
+def test_https_bmcs_are_read_as_redfish_verify_ca_says(conf, tmp_path):
+    """The fleet double's HTTPS BMCs (bench-fleet --bmc-tls): read with
+    their certificate named, or unverified; refused by the default CA
+    bundle."""
+    ctx, cert = tls.server_context(tmp_path, 'bmc', ip='127.0.0.2')
+    fleet = _fleet(tls=ctx)
+    try:
+        url = fleet.address('sys-00000')
+        assert url.startswith('https://127.0.0.2:')
+        for verify in (cert, False, None):
+            node = _node(url)
+            node.driver_info['redfish_system_id'] = \
+                '/redfish/v1/Systems/sys-00000'
+            if verify is not None:
+                node.driver_info['redfish_verify_ca'] = verify
+            info = client.parse(node, conf)
+            try:
+                if verify is None:
+                    with pytest.raises(exception.RedfishError):
+                        client.system_fields(node, conf)
+                    continue
+                for _ in range(2):
+                    assert client.system_fields(node, conf)[
+                        'PowerState'] == 'Off'
+            finally:
+                client.forget(info)
+        assert fleet.counts['sys-00000'] >= 4
+    finally:
+        fleet.stop()
