@@ -28,6 +28,7 @@ a connection does not load the bundle again as urllib3 does for a
 ``verify`` path of its own.
 """
 
+import contextlib
 import http.client
 import io
 import os
@@ -142,38 +143,44 @@ def _tls_context(verify) -> ssl.SSLContext:
     return ctx
 
 
+@contextlib.contextmanager
+def _errors(timeout: type, broken: type):
+    """Errors of the socket and ``http.client`` raised as requests
+    raises them at this point of a request: a timeout as ``timeout``,
+    TLS errors as its SSLError, others as ``broken``."""
+    try:
+        yield
+    except TimeoutError as e:
+        raise timeout(e)
+    except ssl.SSLError as e:
+        raise rx.SSLError(e)
+    except (http.client.HTTPException, OSError) as e:
+        raise broken(e)
+
+
 def _connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
     """A connected ``http.client`` connection, TLS set up as urllib3
     does (errors raised as requests raises them)."""
     ctx = _tls_context(verify) if scheme == 'https' else None
     addr = host[1:-1] if host.startswith('[') else host
-    try:
+    with _errors(rx.ConnectTimeout, rx.ConnectionError):
         sock = socket.create_connection((addr, port), timeouts[0])
-    except TimeoutError as e:
-        raise rx.ConnectTimeout(e)
-    except OSError as e:
-        raise rx.ConnectionError(e)
     try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if ctx is not None:
-            if not verify:
-                warnings.warn(
-                    "Unverified HTTPS request is being made to host '%s'. "
-                    'Adding certificate verification is strongly advised. '
-                    'See: https://urllib3.readthedocs.io/en/latest/'
-                    'advanced-usage.html#tls-warnings' % addr,
-                    ux.InsecureRequestWarning, stacklevel=2)
-            sock = ctx.wrap_socket(sock, server_hostname=addr)
-        sock.settimeout(timeouts[1])
-    except ssl.SSLError as e:
+        with _errors(rx.ReadTimeout, rx.ConnectionError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if ctx is not None:
+                if not verify:
+                    warnings.warn(
+                        "Unverified HTTPS request is being made to host "
+                        "'%s'. Adding certificate verification is strongly "
+                        'advised. See: https://urllib3.readthedocs.io/en/'
+                        'latest/advanced-usage.html#tls-warnings' % addr,
+                        ux.InsecureRequestWarning, stacklevel=3)
+                sock = ctx.wrap_socket(sock, server_hostname=addr)
+            sock.settimeout(timeouts[1])
+    except rx.RequestException:
         sock.close()
-        raise rx.SSLError(e)
-    except TimeoutError as e:
-        sock.close()
-        raise rx.ReadTimeout(e)
-    except OSError as e:
-        sock.close()
-        raise rx.ConnectionError(e)
+        raise
     conn = http.client.HTTPConnection(addr, port)
     conn.sock = sock
     conn.default_port = _PORTS[scheme]  # not named in the Host header
@@ -194,35 +201,17 @@ def _request(conn, path: str, headers: dict) -> bool:
             conn.putheader(name, value)
     except (ValueError, UnicodeError):
         return False
-    try:
+    with _errors(rx.ReadTimeout, rx.ConnectionError):
         conn.endheaders()
-    except TimeoutError as e:
-        raise rx.ReadTimeout(e)
-    except ssl.SSLError as e:
-        raise rx.SSLError(e)
-    except OSError as e:
-        raise rx.ConnectionError(e)
     return True
 
 
 def _answer(conn) -> tuple:
     """(http.client response, body) as urllib3 reads them."""
-    try:
+    with _errors(rx.ReadTimeout, rx.ConnectionError):
         raw = conn.getresponse()
-    except TimeoutError as e:
-        raise rx.ReadTimeout(e)
-    except ssl.SSLError as e:
-        raise rx.SSLError(e)
-    except (http.client.HTTPException, OSError) as e:
-        raise rx.ConnectionError(e)
-    try:
+    with _errors(rx.ConnectionError, rx.ChunkedEncodingError):
         body = raw.read()
-    except TimeoutError as e:
-        raise rx.ConnectionError(e)
-    except ssl.SSLError as e:
-        raise rx.SSLError(e)
-    except (http.client.HTTPException, OSError) as e:
-        raise rx.ChunkedEncodingError(e)
     return raw, body
 
 
