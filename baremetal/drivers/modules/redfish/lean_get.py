@@ -231,19 +231,6 @@ def _decoded(raw, body: bytes) -> bytes:
         raise rx.ContentDecodingError(e)
 
 
-def _headers_of(raw) -> requests.structures.CaseInsensitiveDict:
-    """The answer's headers as requests shows urllib3's: a repeated
-    header once, its values joined by ', ', named as first seen."""
-    merged: dict = {}
-    for name, value in raw.getheaders():
-        low = name.lower()
-        if low in merged:
-            merged[low] = (merged[low][0], merged[low][1] + ', ' + value)
-        else:
-            merged[low] = (name, value)
-    return requests.structures.CaseInsensitiveDict(merged.values())
-
-
 def send(session, url: str, **kwargs) -> requests.Response | None:
     """GET ``url`` as ``session.request('GET', url, **kwargs)`` would;
     None when the GET needs requests (see the module's docstring)."""
@@ -275,7 +262,10 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
         return None         # requests follows it
     response = requests.Response()
     response.status_code = raw.status
-    response.headers = _headers_of(raw)
+    # as requests shows urllib3's: a repeated header once, its values
+    # joined by ', ', named as first seen
+    response.headers = requests.structures.CaseInsensitiveDict(
+        urllib3.HTTPHeaderDict(raw.getheaders()))
     response.reason = raw.reason
     response.url = url
     response.encoding = requests.utils.get_encoding_from_headers(
