@@ -198,15 +198,17 @@ class Keystone:
                 pass
         return out
 
-    def stop(self) -> None:
+    def stop(self) -> int:
+        """Stop the server: its exit status (0 when SIGTERM stopped it;
+        -9 when it had to be killed)."""
         if self.proc is None or self.proc.poll() is not None:
-            return
+            return self.proc.returncode if self.proc else 0
         os.kill(self.proc.pid, signal.SIGTERM)
         try:
-            self.proc.wait(20)
+            return self.proc.wait(20)
         except subprocess.TimeoutExpired:
             os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+            return self.proc.wait(10)
 
     # -- REST
     def request(self, method: str, path: str, body=None,
@@ -395,5 +397,5 @@ def start_or_skip(base_dir) -> Keystone:
 def keystone(tmp_path_factory):
     ks = start_or_skip(tmp_path_factory.mktemp('keystone'))
     yield ks
-    ks.stop()
+    assert ks.stop() == 0, ks.log()
     shutil.rmtree(os.path.join(ks.dir, 'fernet-keys'), ignore_errors=True)

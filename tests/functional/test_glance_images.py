@@ -29,6 +29,10 @@ from tests import keystone_service
 from tests.functional import bmc_server as bs
 from tests.functional import processes
 
+# one worker runs the module: its Keystone, Glance and server start once
+# (about a minute on two busy cores), not once on each worker
+pytestmark = pytest.mark.xdist_group('glance-images')
+
 SIZE = 600 * 1024
 
 
@@ -40,7 +44,7 @@ def _data(tag: bytes) -> bytes:
 def keystone(tmp_path_factory):
     ks = keystone_service.start_or_skip(tmp_path_factory.mktemp('ks'))
     yield ks
-    ks.stop()
+    assert ks.stop() == 0, ks.log()
 
 
 @pytest.fixture(scope='module')
