@@ -43,8 +43,13 @@ def vm_host(tmp_path_factory):
     print('VM test bed: ramdisk ready in %.0f s' % (
         time.monotonic() - started))
     tmp = bed.tmpdir()
-    with bed.shared_libvirtd(tmp):
-        yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
+    try:
+        with bed.shared_libvirtd(tmp):
+            yield _linked(ramdisk, os.path.join(tmp, 'ramdisk'))
+    finally:
+        # its hard links would keep a ramdisk the cache has replaced on
+        # the disk (about 100 MB a run), and libvirtd's log
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _linked(paths, where: str) -> tuple[str, str]:
