@@ -75,6 +75,18 @@ class CLI:
             assert time.monotonic() < deadline, n
             time.sleep(0.05)
 
+    def wait_power(self, node: str, state: str, timeout: float = 60
+                   ) -> str:
+        """The node's power_state once it is ``state``, or as it is at
+        ``timeout``: the CLI's power commands return when the API
+        accepts them (202), before the conductor has switched."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self('node', 'show', node, '-f', 'json')['power_state']
+            if got == state or time.monotonic() > deadline:
+                return got
+            time.sleep(0.05)
+
     def inspect_in_band(self, node: str, inventory: dict) -> dict:
         """``baremetal node inspect`` on a node with the ``agent``
         inspect interface, then post ``inventory`` as its agent would

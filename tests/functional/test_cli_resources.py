@@ -3,7 +3,6 @@ sub-command within API 1.61, against a real baremetal-server (the CLI
 runs in this process: see tests/functional/cli.py)."""
 
 import json
-import time
 
 import pytest
 
@@ -17,18 +16,6 @@ def bm(server):
 
 def _wait(bm, node, state):
     return bm.wait(node, state)
-
-
-def _powered(bm, node, state, timeout=60):
-    """The node's power_state once it is ``state``: the CLI's power
-    commands return when the API accepts them (202), before the
-    conductor has switched the power."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = bm('node', 'show', node, '-f', 'json')['power_state']
-        if got == state or time.monotonic() > deadline:
-            return got
-        time.sleep(0.1)
 
 
 def test_chassis_ports_portgroups_volume(bm):
@@ -82,7 +69,7 @@ def test_chassis_ports_portgroups_volume(bm):
     # as in Ironic, a node's volume information changes only while it is
     # powered off (a node never powered has no power state yet)
     bm('node', 'power', 'off', node['uuid'])
-    assert _powered(bm, node['uuid'], 'power off') == 'power off'
+    assert bm.wait_power(node['uuid'], 'power off') == 'power off'
     bm('volume', 'connector', 'set', vc['uuid'], '--extra', 'x=1')
     bm('volume', 'target', 'set', vt['uuid'], '--property', 'lun=0')
     assert bm('volume', 'target', 'show', vt['uuid'], '-f', 'json')[
@@ -183,7 +170,7 @@ def test_node_subcommands(bm):
     bm('node', 'power', 'on', 'cli-sub')
     bm('node', 'reboot', 'cli-sub', '--soft')
     bm('node', 'power', 'off', 'cli-sub', '--soft', '--power-timeout', '5')
-    assert _powered(bm, 'cli-sub', 'power off') == 'power off'
+    assert bm.wait_power('cli-sub', 'power off') == 'power off'
     bm('node', 'boot', 'device', 'set', 'cli-sub', 'pxe', '--persistent')
     assert bm('node', 'boot', 'device', 'show', 'cli-sub', '-f', 'json') \
         == {'boot_device': 'pxe', 'persistent': True}
