@@ -10,6 +10,7 @@ answers.  Behaviour is steered per command name:
 * ``steps``: what ``clean.get_clean_steps`` reports;
 * ``service_steps``: what ``service.get_service_steps`` reports (one
   de-duplicated list, as IPA's service extension answers);
+  ``deploy.get_deploy_steps`` reports none;
 * ``polls_until_done``: how many status reads a command stays RUNNING;
 * ``fail``: command names that end FAILED (with ``command_error``);
 * ``results``: the ``command_result`` of a step command that ends well,
@@ -159,6 +160,10 @@ class AgentDouble:
         elif name == 'service.get_service_steps':
             record.update(command_status='SUCCEEDED', command_result={
                 'service_steps': self.service_steps,
+                'hardware_manager_version': {'generic': '1.2'}})
+        elif name == 'deploy.get_deploy_steps':
+            record.update(command_status='SUCCEEDED', command_result={
+                'deploy_steps': {'GenericHardwareManager': []},
                 'hardware_manager_version': {'generic': '1.2'}})
         elif name in self.SYNC:
             record.update(command_status='SUCCEEDED', command_result={})

@@ -103,17 +103,14 @@ def start(task, manual_steps: list[dict] | None = None,
         _done(task)
         return
     try:
-        try:
-            if manual_steps is not None:
-                plan = steps_mod.resolve_requested(task, 'clean',
-                                                   manual_steps)
-            else:
-                plan = steps_mod.enabled_steps(task, 'clean')
-        except exception.StepsNotReady:
-            plan = None     # an agent reports them once its ramdisk is up
+        plan = _plan(task, manual_steps)
         task.driver.power.validate(task)
         task.driver.deploy.validate(task)
         prep = task.driver.deploy.prepare_cleaning(task)
+        if prep != states.CLEANWAIT:
+            # nothing boots; an agent already running (fast track) may
+            # have reported its steps while preparing
+            plan = _plan(task, manual_steps)
     except Exception as e:
         _fail(task, 'Failed to prepare cleaning of node %s: %s'
               % (node.uuid, e), {})
@@ -133,6 +130,17 @@ def start(task, manual_steps: list[dict] | None = None,
         task.process_event('wait')
         return
     step_runner.run(task, KIND)
+
+
+def _plan(task, manual_steps: list[dict] | None) -> list[dict] | None:
+    """The steps to run (the manual ones asked for, checked), None while
+    an agent has yet to report its own."""
+    try:
+        if manual_steps is not None:
+            return steps_mod.resolve_requested(task, 'clean', manual_steps)
+        return steps_mod.enabled_steps(task, 'clean')
+    except exception.StepsNotReady:
+        return None     # an agent reports them once its ramdisk is up
 
 
 def _start_without_ramdisk(task, manual_steps: list[dict]) -> None:

@@ -1,5 +1,5 @@
-"""[deploy] options: disk clean step priorities, and the files the
-conductor serves to BMCs and agents over HTTP."""
+"""[deploy] options: disk clean step priorities, fast track, and the
+files the conductor serves to BMCs and agents over HTTP."""
 
 from oslo_config import cfg
 
@@ -31,7 +31,23 @@ opts = [
                     'Redfish). Set bios for machines that boot legacy '
                     'BIOS only.'),
     cfg.BoolOpt('fast_track', default=False,
-                help='Reserved for agent-based deploys; no effect yet.'),
+                help='Keep the agent ramdisk running between operations '
+                     '(Ironic\'s fast track): a node whose agent was '
+                     'booted for in-band inspection or cleaning stays '
+                     'powered on with it (its lookup and heartbeats are '
+                     'accepted in enroll, manageable and available too), '
+                     'and the next cleaning or deployment uses the '
+                     'running agent instead of rebooting the node, when '
+                     'it heartbeated within fast_track_timeout and '
+                     'answers. A node\'s driver_info fast_track (true or '
+                     'false) overrides it. For standalone use on one '
+                     'network (noop/flat network interfaces).'),
+    cfg.IntOpt('fast_track_timeout', default=300, min=0, max=300,
+               help='Seconds since an agent\'s last heartbeat within '
+                    'which fast track uses it; an older heartbeat means '
+                    'the node boots the agent again. Keep it below '
+                    '[api]ramdisk_heartbeat_timeout and the time a node '
+                    'takes to boot the ramdisk.'),
     cfg.StrOpt('http_root', default='$state_path/httpboot',
                help='Directory whose files the conductor publishes over '
                     'HTTP (boot ISOs for virtual media, later iPXE '

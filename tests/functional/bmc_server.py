@@ -4,6 +4,7 @@ tuned so that failing BMCs fail fast in tests, and small HTTP helpers."""
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import openstack
@@ -131,6 +132,30 @@ def agent_checks_in(server, node: str, agent) -> None:
                          'agent_token': agent.token,
                          'agent_version': '10.0.0'}, version='1.62')
     assert status == 202, body
+
+
+def steps_waited_in(server, node, state='wait call-back',
+                    step_field='deploy_step', request=None) -> list:
+    """The step (name; None for none) current at each of the node's
+    moves to ``state``, from the change feed (read with ``request``,
+    ``http`` unless given: (status, body, ...) of a request)."""
+    request = request or http
+    events, url = [], '/events?limit=100&node=%s' % node
+    while True:
+        status, page = request(server, 'GET', url)[:2]
+        assert status == 200, page
+        if not page['events']:
+            break
+        events.extend(page['events'])
+        nxt = urllib.parse.urlsplit(page['next'])
+        url = '%s?%s' % (nxt.path, nxt.query)
+    step, waited = None, []
+    for e in events:
+        if e['field'] == step_field:
+            step = (e['new'] or {}).get('step')
+        elif e['field'] == 'provision_state' and e['new'] == state:
+            waited.append(step)
+    return waited
 
 
 def create(server, **fields) -> dict:

@@ -233,29 +233,6 @@ def test_bad_credentials_and_dead_bmc(server, bmc):
     assert 'redfish_address' in v['power']['reason']
 
 
-def _steps_waited_in(server, node) -> list:
-    """The deploy step (name) current at each of the node's moves to
-    'wait call-back', from the change feed."""
-    import urllib.parse
-    events, url = [], '/events?limit=100&node=%s' % node
-    while True:
-        status, page = bs.http(server, 'GET', url)
-        assert status == 200, page
-        if not page['events']:
-            break
-        events.extend(page['events'])
-        nxt = urllib.parse.urlsplit(page['next'])
-        url = '%s?%s' % (nxt.path, nxt.query)
-    step, waited = None, []
-    for e in events:
-        if e['field'] == 'deploy_step':
-            step = (e['new'] or {}).get('step')
-        elif e['field'] == 'provision_state' and \
-                e['new'] == 'wait call-back':
-            waited.append(step)
-    return waited
-
-
 def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
     """A deploy template (traits) runs bios.apply_configuration during
     deployment; the node waits in deploy wait until the BMC applied it.
@@ -299,7 +276,7 @@ def test_bios_step_in_a_deploy_template_waits_in_deploy_wait(server, bmc):
     assert got['provision_state'] == 'active', got['last_error']
     # the change feed has every state the node went through (polling the
     # node could miss a short wait on a loaded machine)
-    waited = _steps_waited_in(server, node)
+    waited = bs.steps_waited_in(server, node)
     assert waited == ['deploy', 'apply_configuration'], waited
     attrs = bmc.get('/redfish/v1/Systems/%s/BIOS' % system['uuid'])[
         'Attributes']

@@ -2,7 +2,9 @@
 
 An agent (ironic-python-agent) looks its node up by MAC address at boot;
 from 1.62 the lookup hands it a secret token, issued once per boot, that
-every heartbeat must carry (doc/source/admin/agent.rst).
+every heartbeat must carry (doc/source/admin/agent.rst).  A node is
+looked up while a ramdisk boot is expected; with fast track
+(common/fast_track.py) also between operations.
 """
 
 import urllib.parse
@@ -13,6 +15,7 @@ from baremetal.api.controllers.v1 import node_view
 from baremetal.api.routing import route
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import fast_track
 from baremetal.common import inventory as ipa_inventory
 from baremetal.common import metrics
 from baremetal.common import states
@@ -27,6 +30,15 @@ AGENT_STATUSES = ('start', 'end', 'error')
 
 _NODE_FIELDS = ('uuid', 'properties', 'instance_info',
                 'driver_internal_info')
+
+
+def _may_look_up(row) -> bool:
+    """A ramdisk boot's states; with fast track also those in which the
+    agent stays up between operations."""
+    st = row['provision_state']
+    return st in _LOOKUP_STATES or (
+        st in fast_track.EXTRA_LOOKUP_STATES and
+        fast_track.enabled_for(row['driver_info'], state.CONF))
 
 
 def _config(token: str | None) -> dict:
@@ -61,7 +73,7 @@ def _lookup(req):
         ids = db_ports.node_ids_with_addresses(addresses)
         if len(ids) == 1:
             row = db_nodes.get_node(ids.pop())
-    if row is None or row['provision_state'] not in _LOOKUP_STATES:
+    if row is None or not _may_look_up(row):
         # one answer whether the node is unknown or in the wrong state
         raise exception.NodeNotFound(node=node_uuid or ','.join(addresses))
     token = None

@@ -12,7 +12,9 @@ hardware managers:
 * a heartbeat resumes only what this interface waits on: the ramdisk
   booting, or the agent command of the current step;
 * ``tear_down_cleaning`` powers the node off, ejects the media and
-  forgets the agent (token, URL).
+  forgets the agent (token, URL); with fast track
+  (``common/fast_track.py``) the agent keeps running instead, and the
+  next cleaning or deployment uses it without a boot.
 
 ``ramdisk`` boots an operator-supplied ramdisk and calls the node active
 once its agent heartbeats.  ``direct`` (whole-disk images written by the
@@ -26,6 +28,7 @@ from oslo_log import log
 
 from baremetal.common import agent_tokens
 from baremetal.common import exception
+from baremetal.common import fast_track
 from baremetal.common import raid_config
 from baremetal.common import secrets
 from baremetal.common import states
@@ -133,6 +136,36 @@ def shut_down_agent(task) -> None:
     power_off(task)
     task.driver.boot.clean_up_ramdisk(task)
     agent_tokens.wipe(node)
+
+
+def keep_agent(task) -> bool:
+    """At the end of an operation that booted the agent (cleaning,
+    in-band inspection): True when, with fast track, the node stays on
+    with its agent and token for the next operation (the caller then
+    does not shut the agent down)."""
+    if not fast_track.enabled(task):
+        return False
+    LOG.info('Node %s: fast track: the agent keeps running',
+             task.node.uuid)
+    return True
+
+
+def use_running_agent(task) -> bool:
+    """Fast track for a deployment: whether the agent running on the
+    node is to be used instead of booting it (it answered, and has the
+    node's current record: IPA's deploy.get_deploy_steps caches it)."""
+    if not fast_track.agent_running(task):
+        return False
+    try:
+        agent_client.Client(task.node, task.conductor.conf).run_sync(
+            'deploy.get_deploy_steps', {'node': node_for_agent(task),
+                                        'ports': ports_for_agent(task)})
+    except exception.AgentError as e:
+        fast_track.unused(task, e)
+        return False
+    LOG.info('Node %s: fast track: deploying with the running agent, '
+             'no reboot', task.node.uuid)
+    return True
 
 
 def agent_steps(task, kind: str, interface: str,
@@ -243,6 +276,7 @@ class AgentBase(base.DeployInterface):
                    task.node.boot_interface or 'default'))
         boot.validate(task)
         boot_modes.check_secure_boot(task)
+        fast_track.check(task.node.driver_info)
 
     def entry_name(self) -> str:
         return getattr(self, 'name', type(self).__name__)
@@ -257,11 +291,24 @@ class AgentBase(base.DeployInterface):
 
     # ---- cleaning ----
     def prepare_cleaning(self, task):
+        """Boot the agent (``clean wait`` until it heartbeats); with fast
+        track, an agent already running lists its steps at once and
+        cleaning goes on without a boot (None)."""
+        if fast_track.agent_running(task):
+            try:
+                self.refresh_clean_steps(task)
+            except exception.AgentError as e:
+                fast_track.unused(task, e)
+            else:
+                LOG.info('Node %s: fast track: cleaning with the running '
+                         'agent, no reboot', task.node.uuid)
+                return None
         self.boot_agent(task)
         return states.CLEANWAIT
 
     def tear_down_cleaning(self, task):
-        self.shut_down_agent(task)
+        if not keep_agent(task):
+            self.shut_down_agent(task)
 
     def get_clean_steps(self, task):
         return self._with_agent_steps(task, 'clean')
@@ -580,7 +627,10 @@ class DirectDeploy(AgentBase):
 
     @base.deploy_step(priority=100)
     def deploy(self, task):
-        """Boot the agent ramdisk; go on when it heartbeats."""
+        """Boot the agent ramdisk; go on when it heartbeats.  With fast
+        track, an agent already running goes on at once."""
+        if use_running_agent(task):
+            return None
         self.boot_agent(task)
         return states.DEPLOYWAIT
 

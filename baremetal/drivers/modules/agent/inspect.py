@@ -6,7 +6,8 @@ collects the machine's inventory and posts it there.  The conductor
 stores it (``GET /v1/nodes/{node}/inventory``), sets the scheduling
 properties from it, adds a port for every NIC it does not know yet (PXE
 enabled on the NIC the machine booted from only, when the agent says
-which: the ``BOOTIF`` it was given) and powers the node off.
+which: the ``BOOTIF`` it was given) and powers the node off (with fast
+track the agent keeps running instead: ``common/fast_track.py``).
 """
 
 from oslo_log import log
@@ -65,4 +66,5 @@ class AgentInspect(base.InspectInterface):
                 LOG.info('Node %s: port %s PXE %s (the machine booted '
                          'from %s)', node.uuid, mac,
                          'enabled' if pxe else 'disabled', booted)
-        agent_deploy.shut_down_agent(task)
+        if not agent_deploy.keep_agent(task):
+            agent_deploy.shut_down_agent(task)
