@@ -154,6 +154,20 @@ def wait_state(server, ident, states, timeout: float,
                              n.get('last_error')))
 
 
+def wait_for(server, ident, check, timeout: float, what: str) -> dict:
+    """The node once ``check(node)`` holds (polled twice a second)."""
+    deadline = time.monotonic() + timeout * bed.timeout_factor()
+    while True:
+        n = node(server, ident)
+        if check(n):
+            return n
+        if time.monotonic() > deadline:
+            raise AssertionError('no %s after %ss: node %s' % (
+                what, timeout, {k: n.get(k) for k in (
+                    'provision_state', 'power_state', 'last_error')}))
+        time.sleep(0.5)
+
+
 def vmedia(bmc) -> dict:
     """The BMC's virtual CD as sushy-tools reports it."""
     with urllib.request.urlopen('%s%s/VirtualMedia/Cd' % (

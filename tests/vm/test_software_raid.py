@@ -19,13 +19,16 @@ service says: both hold an md member (metadata 1.2 superblock, same
 array) and, at the array's data offset, the image's own GPT (its disk
 GUID): the image is on the md device, mirrored.
 
-The same machine (two NICs, two disks) is inspected in band between the
-cleaning and the deploy, as Metal3 inspects every host, with the API
-behind HTTP basic authentication: the agent inspect interface boots the
-ramdisk, the agent posts its inventory to the public
-``/v1/continue_inspection``; the node gets its properties, a port per
-NIC (PXE on the one it was enrolled with only), its inventory and an
-inspection rule's effects.  One machine for both saves two boots.
+The same machine (two NICs, two disks) is first inspected in band, as
+Metal3 inspects every host, with the API behind HTTP basic
+authentication: the agent inspect interface boots the ramdisk, the agent
+posts its inventory to the public ``/v1/continue_inspection``; the node
+gets its properties, a port per NIC (PXE on the one it was enrolled with
+only), its inventory and an inspection rule's effects.  The node has
+fast track, as Metal3 sets it: the agent booted for the inspection stays
+up, heartbeating in ``manageable``, and builds the RAID and writes the
+image without another boot (checked in the node's change feed): one
+agent boot for the three operations.
 """
 
 import os
@@ -36,6 +39,7 @@ import time
 
 import pytest
 
+from tests.functional import bmc_server as bs
 from tests.vm import api
 from tests.vm import bed
 from tests.vm import image
@@ -200,21 +204,43 @@ def _inspect_in_band(b, uuid) -> None:
 
 def _raid_clean_deploy_boot(b, raid_image, console
                             ) -> Exception | None:
-    """The RAID clean, the in-band inspection and the deploy; what
-    failed in the inspection (the deploy runs all the same)."""
-    uuid = api.enroll_redfish(b)
+    """The in-band inspection, the RAID clean and the deploy, in
+    Metal3's order and with its fast track: the agent booted for the
+    inspection stays up for the cleaning and the deploy; what failed in
+    the inspection (the rest runs all the same, booting the agent
+    itself when it has to)."""
+    uuid = api.enroll_redfish(b, fast_track=True)
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/raid_interface', 'value': 'agent'},
         {'op': 'add', 'path': '/properties/capabilities',
          'value': 'boot_mode:uefi'},
-        # the RAID is built by the manual cleaning; an automated one
-        # would boot the agent once more for nothing here
+        # the RAID is built by the manual cleaning
         {'op': 'add', 'path': '/automated_clean', 'value': False}])
     api.provision(b.server, uuid, 'manage')
     api.wait_state(b.server, uuid, 'manageable', 60)
-    api.ok(b.server, 'PUT', '/v1/nodes/%s/states/raid' % uuid, RAID1_MAX)
 
-    # manual cleaning with the agent's RAID steps
+    # in-band inspection (item of its own: a failure is raised at the
+    # end, once the RAID deploy has run too)
+    started = time.monotonic()
+    inspection_failure = None
+    try:
+        _inspect_in_band(b, uuid)
+        # fast track: the agent stays up, looks the node up and
+        # heartbeats in manageable
+        n = api.wait_for(b.server, uuid, lambda n: n[
+            'driver_internal_info'].get('agent_url'), 180,
+            'the agent\'s heartbeat after the inspection')
+        assert n['power_state'] == 'power on', n['power_state']
+    except Exception as e:
+        inspection_failure = e
+        n = api.node(b.server, uuid)
+        if n['provision_state'] != 'manageable':
+            api.provision(b.server, uuid, 'manage')
+            api.wait_state(b.server, uuid, 'manageable', 120)
+    inspected = time.monotonic() - started
+
+    # manual cleaning with the agent's RAID steps, by the running agent
+    api.ok(b.server, 'PUT', '/v1/nodes/%s/states/raid' % uuid, RAID1_MAX)
     started = time.monotonic()
     api.provision(b.server, uuid, 'clean', clean_steps=[
         {'interface': 'raid', 'step': 'delete_configuration'},
@@ -225,23 +251,6 @@ def _raid_clean_deploy_boot(b, raid_image, console
     built = n['raid_config']['logical_disks']
     assert built == RAID1_MAX['logical_disks'], n['raid_config']
     assert 'raid_level:1' in n['properties']['capabilities']
-    members = [_md_member(d) for d in b.machine.disks]
-    assert all(members), members
-    assert members[0][0] == members[1][0]       # one array over both
-
-    # in-band inspection (item of its own: a failure is raised at the
-    # end, once the RAID deploy has run too)
-    started = time.monotonic()
-    inspection_failure = None
-    try:
-        _inspect_in_band(b, uuid)
-    except Exception as e:
-        inspection_failure = e
-        n = api.node(b.server, uuid)
-        if n['provision_state'] != 'manageable':
-            api.provision(b.server, uuid, 'manage')
-            api.wait_state(b.server, uuid, 'manageable', 120)
-    inspected = time.monotonic() - started
 
     # deploy the UEFI whole-disk image: onto the md device
     api.provision(b.server, uuid, 'provide')
@@ -266,6 +275,19 @@ def _raid_clean_deploy_boot(b, raid_image, console
     if device:
         assert device.group(1).startswith('/dev/md'), device.group(0)
 
+    if inspection_failure is None:
+        # one agent boot in all: the cleaning waited on the agent's RAID
+        # steps only, never for a ramdisk to come up (no step current),
+        # nor did the deploy (its deploy step)
+        waited = bs.steps_waited_in(b.server, uuid, 'clean wait',
+                                    'clean_step', api.http)
+        assert waited and None not in waited, waited
+        waited = bs.steps_waited_in(b.server, uuid, request=api.http)
+        assert 'deploy' not in waited and 'write_image' in waited, waited
+    # both disks hold an md member of one array
+    members = [_md_member(d) for d in b.machine.disks]
+    assert all(members), members
+    assert members[0][0] == members[1][0]       # one array over both
     # on both disks, at the array's data offset: the image's own GPT
     with open(os.path.join(b.machine.dir, 'images', 'disk.raw'),
               'rb') as f:
