@@ -43,3 +43,20 @@ def start_keystone_server(tmp, ks, **default) -> processes.Service:
     svc.start()
     ks.set_baremetal_endpoint(svc.endpoint)
     return svc
+
+
+@pytest.fixture(scope='module')
+def agent_server(tmp_path_factory):
+    """A baremetal-server whose agent the test plays with the agent
+    double (processes.agent_server_conf: fake power and boot, the
+    ``direct`` deploy interface; short agent command timeouts), one per
+    test module."""
+    tmp = tmp_path_factory.mktemp('agentserver')
+    conf = processes.agent_server_conf(
+        tmp, agent={'command_timeout': processes.AGENT_COMMAND_TIMEOUT,
+                    'max_command_attempts': processes.AGENT_ATTEMPTS})
+    svc = processes.Service('baremetal-server', tmp, 'server', conf,
+                            port=processes.free_port())
+    svc.start()
+    yield svc
+    assert svc.stop() == 0, svc.log()

@@ -53,6 +53,36 @@ def base_conf(tmp, **sections) -> dict:
     return conf
 
 
+# the [agent] timeouts of conftest's agent_server (test_agent_faults.py
+# times what a silent agent costs with them)
+AGENT_COMMAND_TIMEOUT = 3
+AGENT_ATTEMPTS = 2
+
+
+def agent_server_conf(tmp, conductor=None, agent=None, **sections
+                      ) -> dict:
+    """The conf of a baremetal-server whose agent a test plays (the
+    ``direct`` deploy interface with fake power and boot; the agent
+    double of tests/agent_double.py answers): quick polls, a minute's
+    callback timeouts, no automated cleaning unless a node asks for
+    it; ``conductor`` and ``agent`` options on top of those."""
+    conf = base_conf(
+        tmp,
+        conductor=dict({'check_provision_state_interval': 1,
+                        'async_step_poll_interval': 1,
+                        'automated_clean': 'false',
+                        'clean_callback_timeout': 60,
+                        'deploy_callback_timeout': 60},
+                       **(conductor or {})),
+        agent=dict({'command_poll_max_interval': 0.5}, **(agent or {})),
+        **sections)
+    conf['DEFAULT'].update({
+        'enabled_deploy_interfaces': ['fake', 'direct'],
+        'enabled_boot_interfaces': ['fake'],
+    })
+    return conf
+
+
 class Service:
     def __init__(self, command: str, tmp, name: str, conf: dict,
                  port: int | None = None) -> None:

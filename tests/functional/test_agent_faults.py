@@ -14,8 +14,8 @@ from tests import agent_double
 from tests.functional import bmc_server as bs
 from tests.functional import processes
 
-COMMAND_TIMEOUT = 3
-ATTEMPTS = 2
+COMMAND_TIMEOUT = processes.AGENT_COMMAND_TIMEOUT
+ATTEMPTS = processes.AGENT_ATTEMPTS
 # the longest a silent agent can hold one request, with slack for a
 # loaded machine
 HANG_BUDGET = COMMAND_TIMEOUT * ATTEMPTS + 15
@@ -33,27 +33,10 @@ MODES = {
 
 
 @pytest.fixture(scope='module')
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('agentfaults')
-    conf = processes.base_conf(
-        tmp,
-        conductor={'check_provision_state_interval': 1,
-                   'async_step_poll_interval': 1,
-                   'automated_clean': 'false',
-                   'clean_callback_timeout': 60,
-                   'deploy_callback_timeout': 60},
-        agent={'command_timeout': COMMAND_TIMEOUT,
-               'max_command_attempts': ATTEMPTS,
-               'command_poll_max_interval': 0.5})
-    conf['DEFAULT'].update({
-        'enabled_deploy_interfaces': ['fake', 'direct'],
-        'enabled_boot_interfaces': ['fake'],
-    })
-    svc = processes.Service('baremetal-server', tmp, 'server', conf,
-                            port=processes.free_port())
-    svc.start()
-    yield svc
-    assert svc.stop() == 0, svc.log()
+def server(agent_server):
+    """conftest's: the direct deploy interface, fake power and boot, the
+    agent timeouts above."""
+    return agent_server
 
 
 @pytest.fixture

@@ -64,22 +64,14 @@ def server(tmp_path_factory, keystone, glance):
     creds = {k: service[k] for k in (
         'auth_type', 'auth_url', 'username', 'password',
         'user_domain_name', 'project_name', 'project_domain_name')}
-    conf = processes.base_conf(
+    conf = processes.agent_server_conf(
         tmp,
-        conductor={'check_provision_state_interval': 1,
-                   'async_step_poll_interval': 1,
-                   'automated_clean': 'false',
-                   'deploy_callback_timeout': 120,
-                   'image_cache_size': 1},
+        conductor={'deploy_callback_timeout': 120, 'image_cache_size': 1},
         deploy={'http_server_port': 0},
         # the endpoint from Keystone's catalog: no endpoint_override
         glance=dict(creds, region_name='RegionOne',
                     valid_interfaces='internal'),
         service_user=dict(creds, send_service_user_token='true'))
-    conf['DEFAULT'].update({
-        'enabled_deploy_interfaces': ['fake', 'direct'],
-        'enabled_boot_interfaces': ['fake'],
-    })
     svc = processes.Service('baremetal-server', tmp, 'server', conf,
                             port=processes.free_port())
     svc.start()

@@ -22,18 +22,7 @@ MANUAL = [{'interface': 'deploy', 'step': 'erase_devices_metadata'},
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('plan')
-    conf = processes.base_conf(
-        tmp,
-        conductor={'check_provision_state_interval': 1,
-                   'async_step_poll_interval': 1,
-                   'automated_clean': 'false',
-                   'clean_callback_timeout': 60,
-                   'deploy_callback_timeout': 60},
-        agent={'command_poll_max_interval': 0.5})
-    conf['DEFAULT'].update({
-        'enabled_deploy_interfaces': ['fake', 'direct'],
-        'enabled_boot_interfaces': ['fake'],
-    })
+    conf = processes.agent_server_conf(tmp)
     svc = processes.Service('baremetal-server', tmp, 'server', conf,
                             port=processes.free_port())
     svc.start()
