@@ -45,9 +45,9 @@ opts = [
     cfg.IntOpt('fast_track_timeout', default=300, min=0, max=300,
                help='Seconds since an agent\'s last heartbeat within '
                     'which fast track uses it; an older heartbeat means '
-                    'the node boots the agent again. Keep it below '
-                    '[api]ramdisk_heartbeat_timeout and the time a node '
-                    'takes to boot the ramdisk.'),
+                    'the node boots the agent again. Keep it at most '
+                    '[api]ramdisk_heartbeat_timeout, and below the time '
+                    'the node takes to reboot into the ramdisk.'),
     cfg.StrOpt('http_root', default='$state_path/httpboot',
                help='Directory whose files the conductor publishes over '
                     'HTTP (boot ISOs for virtual media, later iPXE '
