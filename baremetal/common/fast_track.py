@@ -33,13 +33,18 @@ EXTRA_LOOKUP_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
                        states.SERVICEHOLD)
 
 
-def enabled_for(driver_info: dict | None, conf) -> bool:
+def enabled_for(driver_info: dict | None, conf,
+                strict: bool = False) -> bool:
     """The node's ``driver_info`` ``fast_track`` when it is set,
     ``[deploy]fast_track`` otherwise (a node row's or object's
-    driver_info)."""
+    driver_info).  ``strict``: a value that is not a boolean raises
+    InvalidParameterValue (as Ironic's lookup answers it, 400), else it
+    counts as false."""
     own = (driver_info or {}).get('fast_track')
     if own is None:
         return bool(conf.deploy.fast_track)
+    if strict:
+        check(driver_info)
     return strutils.bool_from_string(own, default=False)
 
 
@@ -48,16 +53,16 @@ def enabled(task) -> bool:
 
 
 def check(driver_info: dict | None) -> None:
-    """A node's ``driver_info`` ``fast_track``, if set, is a boolean."""
+    """A node's ``driver_info`` ``fast_track``, if set, is a boolean
+    (Ironic's message)."""
     own = (driver_info or {}).get('fast_track')
     if own is None:
         return
     try:
         strutils.bool_from_string(own, strict=True)
-    except ValueError:
+    except ValueError as e:
         raise exception.InvalidParameterValue(
-            'driver_info fast_track must be true or false, got %r'
-            % (own,)) from None
+            'Invalid value of fast_track: %s' % e) from None
 
 
 def heartbeat_age(driver_internal_info: dict) -> float | None:

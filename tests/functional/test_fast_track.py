@@ -151,8 +151,13 @@ def test_a_fast_track_that_is_not_a_boolean_is_refused(agent_server):
     status, body = bs.http(agent_server, 'GET', '/v1/nodes/%s/validate' % node)
     assert status == 200, body
     assert body['deploy']['result'] is False, body['deploy']
-    assert "driver_info fast_track must be true or false, got " \
+    assert "Invalid value of fast_track: Unrecognized value " \
         "'sometimes'" in body['deploy']['reason'], body['deploy']
+    # its agent's lookup: 400 with the reason, as Ironic answers
+    status, body = _lookup(agent_server, node)
+    assert status == 400, body
+    assert "Invalid value of fast_track: Unrecognized value 'sometimes'" \
+        in body['error_message'], body
     faults._provision(agent_server, node, 'clean', clean_steps=ERASE)
     got = faults._ended(agent_server, node, 'clean failed', 30)
-    assert 'fast_track must be true or false' in got['last_error'], got
+    assert 'Invalid value of fast_track' in got['last_error'], got

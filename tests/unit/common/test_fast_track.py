@@ -60,8 +60,15 @@ def test_the_nodes_setting_overrides_the_option(own, default, expected):
 @pytest.mark.parametrize('value', ['sometimes', '', 2, [True]])
 def test_a_setting_that_is_not_a_boolean_is_refused(value):
     with pytest.raises(exception.InvalidParameterValue,
-                       match='fast_track must be true or false'):
+                       match='Invalid value of fast_track: '
+                             'Unrecognized value'):
         fast_track.check({'fast_track': value})
+    with pytest.raises(exception.InvalidParameterValue):
+        fast_track.enabled_for({'fast_track': value}, _conf(True),
+                               strict=True)
+    # elsewhere (the conductor) it counts as false
+    assert fast_track.enabled_for({'fast_track': value}, _conf(True)) \
+        is False
     fast_track.check({'fast_track': 'True'})
     fast_track.check({})
 

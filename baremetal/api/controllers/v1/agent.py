@@ -34,11 +34,13 @@ _NODE_FIELDS = ('uuid', 'properties', 'instance_info',
 
 def _may_look_up(row) -> bool:
     """A ramdisk boot's states; with fast track also those in which the
-    agent stays up between operations."""
+    agent stays up between operations.  A node's fast_track that is not
+    a boolean is a 400 whatever its state, as in Ironic."""
+    fast = fast_track.enabled_for(row['driver_info'], state.CONF,
+                                  strict=True)
     st = row['provision_state']
     return st in _LOOKUP_STATES or (
-        st in fast_track.EXTRA_LOOKUP_STATES and
-        fast_track.enabled_for(row['driver_info'], state.CONF))
+        fast and st in fast_track.EXTRA_LOOKUP_STATES)
 
 
 def _config(token: str | None) -> dict:
