@@ -4,10 +4,10 @@ tests/agent_double.py, which answers only with the token it got at its
 lookup.  A node with ``driver_info`` ``fast_track`` keeps its agent from
 a manual cleaning through the automated cleaning of ``provide`` to the
 deployment: one lookup in all, no further ``wait call-back`` for the
-ramdisk; an agent that died meanwhile makes the node boot it again; a
-node without fast track is powered off and its agent refused lookups as
-before.  (The same with a real agent on a virtual machine:
-tests/vm/test_software_raid.py.)"""
+ramdisk; an agent that died meanwhile makes the node boot it again; an
+aborted cleaning stops the agent; a node without fast track is powered
+off and its agent refused lookups as before.  (The same with a real
+agent on a virtual machine: tests/vm/test_software_raid.py.)"""
 
 import pytest
 
@@ -131,6 +131,26 @@ def test_an_agent_that_died_is_booted_again(agent_server, agent):
         assert second.names()[0] == 'clean.get_clean_steps'
     finally:
         second.stop()
+
+
+def test_an_aborted_cleaning_stops_the_agent(agent_server, agent):
+    """The step may still run in the agent: the node is powered off and
+    its agent forgotten, fast track or not."""
+    node = _node(agent_server)
+    agent.polls_until_done = 10 ** 6        # the step runs until stopped
+    faults._provision(agent_server, node, 'clean', clean_steps=ERASE)
+    bs.wait(agent_server, node,
+            lambda n: n['provision_state'] == 'clean wait')
+    faults._boot(agent_server, agent, node)
+    bs.wait(agent_server, node, lambda n: (n['clean_step'] or {}).get(
+        'step') == 'erase_devices_metadata', what='the step running')
+    faults._provision(agent_server, node, 'abort')
+    got = faults._ended(agent_server, node, 'clean failed', 30)
+    got = bs.wait(agent_server, node, lambda n: n['power_state'] ==
+                  'power off', what='the node powered off')
+    assert 'agent_url' not in got['driver_internal_info'], got
+    status, _ = _lookup(agent_server, node)
+    assert status == 404
 
 
 def test_without_fast_track_the_agent_is_shut_down(agent_server, agent):

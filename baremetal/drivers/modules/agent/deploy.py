@@ -142,8 +142,11 @@ def keep_agent(task) -> bool:
     """At the end of an operation that booted the agent (cleaning,
     in-band inspection): True when, with fast track, the node stays on
     with its agent and token for the next operation (the caller then
-    does not shut the agent down)."""
-    if not fast_track.enabled(task):
+    does not shut the agent down).  Not after an aborted cleaning (the
+    node is in ``clean failed`` by then): the agent may still be running
+    the step, and only powering the node off stops it."""
+    if not fast_track.enabled(task) or \
+            task.node.provision_state == states.CLEANFAIL:
         return False
     LOG.info('Node %s: fast track: the agent keeps running',
              task.node.uuid)
