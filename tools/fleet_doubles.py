@@ -780,8 +780,14 @@ class AgentFleet:
             self.stats['inventories'] += 1
             if status == 202:
                 # the service has it (and may have powered the machine
-                # off before this answer came back)
+                # off before this answer came back); IPA then looks its
+                # node up, and heartbeats where the service lets it
+                # (fast track)
                 self.inspecting.pop(node, None)
+                a = self.agents[node]
+                if a['gen'] == gen:
+                    a['lookup_delay'] = 1.0
+                    self._schedule(node, gen, 0)
                 return
             a = self.agents[node]
             if a['gen'] != gen:
