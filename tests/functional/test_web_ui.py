@@ -118,9 +118,11 @@ def test_page_follows_the_fleet_live_and_draws_a_deploy(server, browser,
         page.goto(server.endpoint + '/ui/')
         page.wait_for_selector('#status[data-state="live"]')
         # the change feed and the fleet's first list load side by side:
-        # either may come first
+        # either may come first.  (A function, not an expression: the
+        # page's CSP forbids eval, with which Playwright evaluates an
+        # expression when its first try finds it false.)
         page.wait_for_function(
-            "document.getElementById('total').textContent !== ''")
+            "() => document.getElementById('total').textContent !== ''")
         assert page.locator('#total').inner_text() == '(0 nodes)'
 
         # nodes created and driven over the API: the page follows
