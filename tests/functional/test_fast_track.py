@@ -1,4 +1,4 @@
-"""Fast track over HTTP: a real baremetal-agent_server (fake power and boot,
+"""Fast track over HTTP: a real baremetal-server (fake power and boot,
 the ``direct`` deploy interface) and the agent double of
 tests/agent_double.py, which answers only with the token it got at its
 lookup.  A node with ``driver_info`` ``fast_track`` keeps its agent from
