@@ -18,6 +18,7 @@ the node API shows it masked.  Wiped when the ramdisk is torn down, so
 the next boot gets a new one.
 """
 
+import datetime
 import hmac
 import secrets
 
@@ -73,3 +74,17 @@ def wipe(node) -> None:
     info = node.driver_internal_info
     for key in _BOOT_KEYS:
         info.pop(key, None)
+
+
+def heartbeat_age(driver_internal_info: dict) -> float | None:
+    """Seconds since this boot's agent last heartbeated (None: no
+    heartbeat recorded, or not a time)."""
+    last = driver_internal_info.get('agent_last_heartbeat')
+    if not isinstance(last, str):
+        return None
+    try:
+        then = datetime.datetime.fromisoformat(last)
+    except ValueError:
+        return None
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    return (now - then.replace(tzinfo=None)).total_seconds()

@@ -15,8 +15,6 @@ deployment then uses it instead of booting the ramdisk again, when
 Otherwise the node boots the agent as it would without fast track.
 """
 
-import datetime
-
 from oslo_log import log
 from oslo_utils import strutils
 
@@ -65,19 +63,6 @@ def check(driver_info: dict | None) -> None:
             'Invalid value of fast_track: %s' % e) from None
 
 
-def heartbeat_age(driver_internal_info: dict) -> float | None:
-    """Seconds since the agent's last heartbeat (None: none known)."""
-    last = driver_internal_info.get('agent_last_heartbeat')
-    if not isinstance(last, str):
-        return None
-    try:
-        then = datetime.datetime.fromisoformat(last)
-    except ValueError:
-        return None
-    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    return (now - then.replace(tzinfo=None)).total_seconds()
-
-
 def agent_running(task) -> bool:
     """Whether the node's agent can be used as it runs (without asking
     it yet): fast track on, a token and URL, a recent heartbeat, the
@@ -89,7 +74,7 @@ def agent_running(task) -> bool:
     if not (agent_tokens.present(node) and info.get('agent_url')):
         why = 'no agent looked the node up and heartbeated'
     else:
-        age = heartbeat_age(info)
+        age = agent_tokens.heartbeat_age(info)
         limit = task.conductor.conf.deploy.fast_track_timeout
         if age is None or age > limit:
             why = ('its agent\'s last heartbeat is older than '

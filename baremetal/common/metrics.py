@@ -14,7 +14,6 @@ command and operation names from the code, never a node.
 """
 
 import contextlib
-import datetime
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,6 +22,7 @@ import prometheus_client
 from prometheus_client import exposition
 from prometheus_client import registry as prom_registry
 
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 
 # no ``*_created`` series beside every counter and histogram: they
@@ -193,16 +193,9 @@ def agent_command(command: str, method: str) -> _Timed:
 def agent_heartbeat(driver_internal_info: dict | None) -> None:
     """An accepted heartbeat; ``driver_internal_info`` as it was before
     it (its ``agent_last_heartbeat``: the previous one of this boot)."""
-    last = (driver_internal_info or {}).get('agent_last_heartbeat')
-    if not isinstance(last, str):
-        return
-    try:
-        then = datetime.datetime.fromisoformat(last)
-    except ValueError:
-        return
-    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    HEARTBEAT_INTERVAL_SECONDS.observe(
-        max((now - then.replace(tzinfo=None)).total_seconds(), 0.0))
+    age = agent_tokens.heartbeat_age(driver_internal_info or {})
+    if age is not None:
+        HEARTBEAT_INTERVAL_SECONDS.observe(max(age, 0.0))
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ import types
 
 import pytest
 
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import fast_track
 from baremetal.common import states
@@ -96,5 +97,5 @@ def test_otherwise_the_agent_boots(kw):
 def test_the_timeout_is_the_options():
     assert fast_track.agent_running(_task({'fast_track': True},
                                           heartbeat_ago=9, timeout=10))
-    assert fast_track.heartbeat_age({}) is None
-    assert fast_track.heartbeat_age({'agent_last_heartbeat': 'x'}) is None
+    assert agent_tokens.heartbeat_age({}) is None
+    assert agent_tokens.heartbeat_age({'agent_last_heartbeat': 'x'}) is None
