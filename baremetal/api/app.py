@@ -237,6 +237,8 @@ def setup_app(conf, rpcapi):
     from baremetal.api import state as api_state
     api_state.CONF = conf
     api_state.RPC = rpcapi
+    from baremetal.db import read_ahead
+    read_ahead.enabled = conf.api.list_read_ahead
     app = _Pecan(RootController(Dispatcher(conf, rpcapi)),
                       force_canonical=False, guess_content_type_from_ext=False)
     app = auth.wrap(_json_only(app), conf)

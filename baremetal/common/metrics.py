@@ -97,6 +97,19 @@ PERIODIC_OVERRUNS = prometheus_client.Counter(
     'baremetal_periodic_task_overruns',
     'Runs of a periodic task that took longer than its interval (the '
     'next run started late)', ('task',), registry=REGISTRY)
+LIST_READ_AHEAD = prometheus_client.Counter(
+    'baremetal_api_list_read_ahead_pages',
+    'Node list pages read ahead while the client read the page before '
+    '(PostgreSQL, [api]list_read_ahead), by event: read (a page read '
+    'ahead), used (it answered its request), stale (a transaction had '
+    'committed since: the page was read again), unused (never asked '
+    'for), failed (the read failed)', ('event',), registry=REGISTRY)
+READ_AHEAD_EVENTS = ('read', 'used', 'stale', 'unused', 'failed')
+_read_ahead = {e: LIST_READ_AHEAD.labels(e) for e in READ_AHEAD_EVENTS}
+
+
+def list_read_ahead(event: str) -> None:
+    _read_ahead[event].inc()
 
 # ---------------------------------------------------------------- API
 

@@ -16,6 +16,15 @@ opts = [
     cfg.IntOpt('max_limit', default=1000, min=1,
                help='Largest page a collection returns; a larger limit '
                     'is capped to it.'),
+    cfg.BoolOpt('list_read_ahead', default=True,
+                help='On PostgreSQL, while a client reads a page of a '
+                     'node list it asked for with a marker (it is '
+                     'walking the list, as Nova does), read the next '
+                     'page from the database, and answer its request '
+                     'with it if no transaction has committed since. '
+                     'Costs a statement of the next page when the '
+                     'client stops early; no effect on other '
+                     'databases.'),
     cfg.IntOpt('api_workers', min=1,
                sample_default='16 (baremetal-server), 64 (baremetal-api)',
                help='Most threads serving HTTP requests. Unset: 16 in '

@@ -138,13 +138,20 @@ def list_page(filters: Iterable = (), columns: Iterable[str] | None = None,
               limit: int | None = None, marker: dict | None = None,
               sort_key: str = 'id', sort_dir: str = 'asc',
               json_as_text: Iterable[str] = (), select: list | None = None,
-              tuples: bool = False) -> list:
+              tuples: bool = False, read_ahead: bool = False) -> list:
     """One page of nodes matching ``filters`` (this module's
     conditions): see ``rows.query``; ``select``: the columns of a page
-    whose JSON the database writes (db/node_json.py)."""
+    whose JSON the database writes (db/node_json.py), the node's UUID
+    second.  ``read_ahead``: the client walks the list (sorted by id,
+    ``marker`` from ``after_uuid``): the page after this one is read
+    ahead, as its request will ask for it (db/read_ahead.py)."""
+    ahead = None
+    if read_ahead and sort_key == 'id' and select is not None and tuples:
+        def ahead(rows):
+            return after_uuid(rows[-1][1])
     return db_rows.query(NODES, filters, columns, limit, marker, sort_key,
                          sort_dir, json_as_text=json_as_text,
-                         select=select, tuples=tuples)
+                         select=select, tuples=tuples, ahead=ahead)
 
 
 # ------------------------------------------------------------- periodics

@@ -129,7 +129,7 @@ class Prepared:
                  cache_key=None) -> None:
         compiled = stmt.compile(dialect=dialect, cache_key=cache_key)
         # with a cache key, the values of another statement of the same
-        # shape can be found (_page)
+        # shape can be found (page_shape)
         self.compiled = compiled if cache_key is not None else None
         if any(b.expanding or b.literal_execute
                for b in compiled.binds.values()):
@@ -304,7 +304,7 @@ def run_once(cache: Cache | None, conn: sa.engine.Connection, stmt,
     rows = None
     if cache is not None and cache.usable(conn):
         try:
-            p, shaped = _page(stmt, conn.dialect, raw)
+            p, shaped = page_shape(stmt, conn.dialect, raw)
         except Unsupported:
             pass
         else:
@@ -322,7 +322,7 @@ _SHAPES: 'collections.OrderedDict[tuple, Prepared]' = \
     collections.OrderedDict()
 
 
-def _page(stmt, dialect, raw: frozenset) -> tuple[Prepared, dict]:
+def page_shape(stmt, dialect, raw: frozenset) -> tuple[Prepared, dict]:
     """The compiled form of a page statement and the values of its
     parameters: compiled once per shape (a page and the next differ in
     their values only; compiling a detail page's statement took 0.5 ms,

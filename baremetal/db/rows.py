@@ -13,6 +13,7 @@ resources alike holds (api/resource.py, objects/base.py).
 import datetime
 import re
 import uuid as uuidlib
+from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +26,7 @@ from baremetal.db import engine
 from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
+from baremetal.db import read_ahead
 
 NODES = models.TABLES['nodes']
 
@@ -270,13 +272,38 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
           limit: int | None = None, marker: dict | None = None,
           sort_key: str = 'id', sort_dir: str = 'asc',
           json_as_text: Iterable[str] = (),
-          select: list | None = None, tuples: bool = False) -> list:
+          select: list | None = None, tuples: bool = False,
+          ahead: Callable[[list], dict] | None = None) -> list:
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
     last row (keyset pagination, one query per page).  The JSON columns
     in ``json_as_text`` may come back as their stored text (prepared: a
     page is rendered without decoding and encoding them again).
-    ``select``: column expressions to select instead of ``columns``."""
+    ``select``: column expressions to select instead of ``columns``.
+    ``ahead``: the marker of the page after this one from this page's
+    rows; when this page is full, that page is read ahead
+    (db/read_ahead.py, PostgreSQL), and this one may have been."""
+    def statement(marker):
+        return _page(table, filters, columns, limit, marker, sort_key,
+                     sort_dir, select)
+    raw = frozenset(json_as_text)
+    stmt = statement(marker)
+    rows = None
+    with engine.reader() as conn:
+        if ahead is not None:
+            rows = read_ahead.take(conn, stmt, raw, tuples)
+        if rows is None:
+            rows = prepared.run_once(engine.prepared_cache, conn, stmt,
+                                     raw=raw, tuples=tuples)
+    if ahead is not None and limit and len(rows) == limit:
+        read_ahead.start(lambda: statement(ahead(rows)), raw, tuples)
+    return rows
+
+
+def _page(table: sa.Table, filters: Iterable, columns, limit: int | None,
+          marker: dict | None, sort_key: str, sort_dir: str,
+          select: list | None):
+    """The statement of a page (``query``)."""
     key = table.c[sort_key]
     order = [key.asc() if sort_dir == 'asc' else key.desc()]
     if sort_key != 'id':
@@ -307,10 +334,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
         stmt = stmt.order_by(None).order_by(key.is_(None).asc(), *order)
     if limit:
         stmt = stmt.limit(limit)
-    with engine.reader() as conn:
-        return prepared.run_once(engine.prepared_cache, conn, stmt,
-                                 raw=frozenset(json_as_text),
-                                 tuples=tuples)
+    return stmt
 
 
 def count(table: sa.Table, filters: Iterable = ()) -> int:

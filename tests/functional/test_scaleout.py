@@ -142,3 +142,73 @@ def test_concurrent_calls_are_batched_and_answered_one_by_one(tmp_path):
         raise
     finally:
         cluster.stop()
+
+
+# the fields Nova's ironic driver lists nodes with
+NOVA_FIELDS = ('uuid', 'power_state', 'target_power_state',
+               'provision_state', 'target_provision_state', 'last_error',
+               'maintenance', 'properties', 'instance_uuid', 'traits',
+               'resource_class')
+
+
+def test_nova_walks_the_node_list_read_ahead(tmp_path):
+    """Nova's node list through openstacksdk, pages of two
+    ([api]max_limit): the API reads each next page while the client
+    reads the one before (db/read_ahead.py); the pages are the same as
+    read one by one, and a node changed after its page was read ahead
+    shows its change."""
+    import openstack.connection
+    from tests.functional.test_metrics import sample
+    from tests.functional.test_metrics import scrape
+    cluster = Cluster(tmp_path, services.postgresql_url(),
+                      services.rabbit_url(), conductors=1,
+                      api={'max_limit': '2'})
+    try:
+        cluster.wait_conductors(['cond-0'])
+        ep = cluster.api.endpoint
+        uuids = enroll(ep, ['r%d' % i for i in range(9)])
+        conn = openstack.connection.Connection(
+            auth_type='none', baremetal_endpoint_override=ep,
+            baremetal_api_version='1.115')
+
+        def walk():
+            return [n.to_dict(computed=False)
+                    for n in conn.baremetal.nodes(fields=NOVA_FIELDS)]
+        first = walk()
+        assert [n['id'] for n in first] == uuids
+        before = scrape(ep + '/metrics')
+        for _ in range(3):
+            assert walk() == first
+        after = scrape(ep + '/metrics')
+
+        def count(samples, event):
+            return sample(samples, 'baremetal_api_list_read_ahead_pages'
+                          '_total', event=event)
+        # five pages a walk; the 3rd, 4th and 5th were read ahead (the
+        # 2nd, 3rd and 4th came with a marker and full), and each asked
+        # for.  The conductor commits every second (its heartbeat),
+        # which makes a page read ahead now and then stale (and the
+        # page after it is not read ahead)
+        read = count(after, 'read') - count(before, 'read')
+        assert 6 <= read <= 9
+        used, stale = (count(after, e) - count(before, e)
+                       for e in ('used', 'stale'))
+        assert used + stale == read
+        assert used >= read - 3
+
+        # a node of the third page changes after that page was read
+        # ahead (the client is still on the second one)
+        nodes = conn.baremetal.nodes(fields=NOVA_FIELDS)
+        got = [next(nodes) for _ in range(4)]
+        time.sleep(1)
+        st, body = call(ep, 'PATCH', '/v1/nodes/%s' % uuids[4], [
+            {'op': 'add', 'path': '/properties/cpus', 'value': 96}])
+        assert st == 200, body
+        got += list(nodes)
+        assert [n.id for n in got] == uuids
+        assert got[4].properties == {'cpus': 96}
+    except Exception:
+        print(cluster.logs())
+        raise
+    finally:
+        cluster.stop()

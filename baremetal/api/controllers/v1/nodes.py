@@ -194,9 +194,11 @@ def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
     if not conductor and not redact and node_json_sql.usable():
         # the database writes the nodes' JSON (see node_json_sql)
         page = node_json_sql.page(req, fields, sub_links=detail)
+        # a client walking the list gets the next page read ahead
         rows = db_nodes.list_page(filters, None, limit, marker, sort_key,
                                   sort_dir, json_as_text=page.raw_columns,
-                                  select=page.columns, tuples=True)
+                                  select=page.columns, tuples=True,
+                                  read_ahead=folded)
         marker_key = 1      # rows are (id, uuid, the node's text, ...)
         nodes = page.render_page(rows)
     else:

@@ -1,0 +1,177 @@
+"""Node list pages read ahead on PostgreSQL, while the client reads the
+page before.
+
+A client listing every node (Nova's resource tracker, ``baremetal node
+list``) asks for one page, decodes it, then asks for the next with the
+last node as its marker: the database, the API and the client each work
+in turn while the other two wait.  Here, when a page was asked for with
+a marker (the client is walking the list) and came back full, the API
+has the database run the next page's statement at once, in a thread of
+its own, and keeps the rows (at most ``MAX_PAGES`` pages, for
+``KEEP_FOR`` seconds).  The request for that page, if it comes, takes
+them instead of running the statement again.
+
+Nothing stale is ever served: before the statement, the reader notes
+PostgreSQL's current snapshot (``pg_current_snapshot()``: the running
+transactions and the next to complete); the request that takes the
+rows asks for the snapshot again and uses them only when it is the same,
+i.e. when no transaction has committed since before the statement ran
+(any commit changes it).  Otherwise the rows are dropped and the page
+is read as usual.  The rows are what the page's own statement returns:
+the same SQL and the same parameters, including the caller's project
+and every filter, make the key they are kept under.
+
+Where the rows are often stale (a busy database), reading ahead would
+only double the work: after N stale pages in a row, only one page in
+2**N (at most 16) is read ahead, until one is used again.  One thread
+reads, at most ``MAX_PAGES`` pages queued or running: beyond that a
+page is not read ahead.  What became of the pages is counted in the
+metric ``baremetal_api_list_read_ahead_pages_total`` (GET /metrics).
+"""
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from oslo_log import log
+
+from baremetal.common import metrics
+from baremetal.db import engine
+from baremetal.db import prepared
+
+LOG = log.getLogger(__name__)
+
+# pages kept at once (each ~0.6-2.5 MB of JSON text) and for how long
+MAX_PAGES = 4
+KEEP_FOR = 5.0
+# how long a request waits for a read-ahead still running
+WAIT_FOR = 30.0
+_SNAPSHOT = 'SELECT pg_current_snapshot()::text'
+
+# [api]list_read_ahead (the API sets it)
+enabled = True
+
+_lock = threading.Lock()
+_pages: 'collections.OrderedDict[tuple, _Ahead]' = collections.OrderedDict()
+_executor = None
+_stale_streak = 0
+_skipped = 0
+_busy = 0       # reads queued or running
+
+
+class _Ahead:
+    __slots__ = ('future', 'at')
+
+    def __init__(self, future, at: float) -> None:
+        self.future = future
+        self.at = at
+
+
+def _usable(conn) -> bool:
+    return enabled and conn.dialect.name == 'postgresql' and \
+        engine.prepared_cache is not None and \
+        engine.prepared_cache.usable(conn)
+
+
+def _key(stmt, dialect, raw: frozenset, tuples: bool) -> tuple | None:
+    """What tells a page's statement apart: its SQL and its parameters'
+    values (None for a statement that cannot be keyed)."""
+    try:
+        p, shaped = prepared.page_shape(stmt, dialect, raw)
+        params = p.params(shaped)
+        values = (tuple(params) if isinstance(params, tuple)
+                  else tuple(sorted(params.items())))
+        key = (id(engine.engine()), p.sql, values, raw, tuples)
+        hash(key)
+    except (prepared.Unsupported, TypeError):
+        return None
+    return key
+
+
+def _snapshot(conn) -> str:
+    return conn.exec_driver_sql(_SNAPSHOT).scalar()
+
+
+def take(conn, stmt, raw: frozenset, tuples: bool) -> list | None:
+    """The rows of ``stmt`` read ahead and still current, or None."""
+    global _stale_streak
+    if not _pages or not _usable(conn):
+        return None
+    key = _key(stmt, conn.dialect, raw, tuples)
+    with _lock:
+        ahead = _pages.pop(key, None)
+    if ahead is None:
+        return None
+    try:
+        before, rows = ahead.future.result(timeout=WAIT_FOR)
+    except Exception as e:
+        metrics.list_read_ahead('failed')
+        LOG.debug('a page read ahead failed: %s', e)
+        return None
+    if _snapshot(conn) != before:
+        metrics.list_read_ahead('stale')
+        _stale_streak += 1
+        return None
+    metrics.list_read_ahead('used')
+    _stale_streak = 0
+    return rows
+
+
+def start(stmt: Callable[[], Any], raw: frozenset, tuples: bool) -> None:
+    """Read the page of the statement ``stmt()`` builds ahead, in the
+    background."""
+    global _executor, _skipped, _busy
+    if not enabled or engine.engine().dialect.name != 'postgresql' or \
+            _busy >= MAX_PAGES:
+        return
+    if _stale_streak:
+        _skipped += 1
+        if _skipped < 2 ** min(_stale_streak, 4):
+            return
+    _skipped = 0
+    statement = stmt()
+    key = _key(statement, engine.engine().dialect, raw, tuples)
+    if key is None:
+        return
+    with _lock:
+        _expire(time.monotonic())
+        if key in _pages:
+            return
+        if _executor is None:
+            import futurist
+            _executor = futurist.ThreadPoolExecutor(max_workers=1)
+        _busy += 1
+        future = _executor.submit(_read, statement, raw, tuples)
+        _pages[key] = _Ahead(future, time.monotonic())
+        while len(_pages) > MAX_PAGES:
+            _pages.popitem(last=False)
+            metrics.list_read_ahead('unused')
+    metrics.list_read_ahead('read')
+
+
+def _expire(now: float) -> None:
+    for key in [k for k, a in _pages.items() if now - a.at > KEEP_FOR]:
+        del _pages[key]
+        metrics.list_read_ahead('unused')
+
+
+def _read(stmt, raw: frozenset, tuples: bool) -> tuple[str, list]:
+    global _busy
+    try:
+        with engine.reader() as conn:
+            before = _snapshot(conn)
+            return before, prepared.run_once(
+                engine.prepared_cache, conn, stmt, raw=raw, tuples=tuples)
+    finally:
+        with _lock:
+            _busy -= 1
+
+
+def clear() -> None:
+    """Forget every page read ahead (tests; a new engine)."""
+    global _stale_streak, _skipped
+    with _lock:
+        _pages.clear()
+    _stale_streak = _skipped = 0
