@@ -71,10 +71,15 @@ class _PostgreSQL:
                 "|| '+00:00' END")
 
     # an ARRAY subquery costs less than an aggregate's (0.8 -> 0.3 ms a
-    # page of 1,000)
-    traits = ("array_to_json(ARRAY(SELECT node_traits.trait FROM "
+    # page of 1,000); where no node has a trait, the planner scans the
+    # empty table and sorts nothing for each node, 1.2 ms a page of
+    # 1,000: a look at the table once a page skips it (0.5 ms)
+    traits = ("CASE WHEN (SELECT EXISTS (SELECT FROM node_traits)) "
+              "THEN array_to_json(ARRAY(SELECT node_traits.trait FROM "
               "node_traits WHERE node_traits.node_id = nodes.id "
-              "ORDER BY node_traits.trait))")
+              "ORDER BY node_traits.trait))::text ELSE '[]' END")
+    # the fields whose expression is already JSON text
+    as_text = frozenset(('traits',))
 
     @staticmethod
     def boolean(col: str, never_null: bool) -> str:
@@ -161,7 +166,7 @@ def node_text(written: list[str], *, hide_available: bool,
                 "'%s', %s" % p for p in pairs[i:i + _ARGS // 2])))
     else:
         for f, value in pairs:
-            member(f, sql.quote(value))
+            member(f, value if f in sql.as_text else sql.quote(value))
     for column in stored:
         col = "COALESCE(NULLIF(nodes.%s, ''), '{}')" % N.c[column].name
         member(column, col)

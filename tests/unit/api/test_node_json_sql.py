@@ -99,6 +99,20 @@ def test_sql_written_pages_equal_python_rendered(api, monkeypatch,
     assert len(by_sql['nodes']) >= 2
 
 
+def test_traits_before_and_after_any_node_has_one(api):
+    # where no node has a trait, the database skips looking for each
+    # node's (db/node_json.py): the list is the same as Python's
+    for i in range(3):
+        api.create_node(name='t%d' % i)
+    st, body, _ = api.request('GET', NOVA)
+    assert [n['traits'] for n in body['nodes']] == [[], [], []]
+    api.request('PUT', '/v1/nodes/t1/traits',
+                {'traits': ['CUSTOM_Z', 'CUSTOM_A']})
+    st, body, _ = api.request('GET', NOVA)
+    assert [n['traits'] for n in body['nodes']] == [
+        [], ['CUSTOM_A', 'CUSTOM_Z'], []]
+
+
 def test_pages_follow_on(api):
     for i in range(5):
         api.create_node(name='n%d' % i)
