@@ -7,9 +7,10 @@ last node as its marker: the database, the API and the client each work
 in turn while the other two wait.  Here, when a page was asked for with
 a marker (the client is walking the list) and came back full, the API
 has the database run the next page's statement at once, in a thread of
-its own, and keeps the rows (at most ``MAX_PAGES`` pages, for
-``KEEP_FOR`` seconds).  The request for that page, if it comes, takes
-them instead of running the statement again.
+its own, and keeps the rows (at most ``MAX_PAGES`` pages; one not asked
+for within ``KEEP_FOR`` seconds is dropped at the next page asked for).
+The request for that page, if it comes, takes them instead of running
+the statement again.
 
 Nothing stale is ever served: before the statement, the reader notes
 PostgreSQL's current snapshot (``pg_current_snapshot()``: the running
@@ -101,6 +102,7 @@ def take(conn, stmt, raw: frozenset, tuples: bool) -> list | None:
         return None
     key = _key(stmt, conn.dialect, raw, tuples)
     with _lock:
+        _expire(time.monotonic())
         ahead = _pages.pop(key, None)
     if ahead is None:
         return None
@@ -170,7 +172,7 @@ def _read(stmt, raw: frozenset, tuples: bool) -> tuple[str, list]:
 
 
 def clear() -> None:
-    """Forget every page read ahead (tests; a new engine)."""
+    """Forget every page read ahead (tests)."""
     global _stale_streak, _skipped
     with _lock:
         _pages.clear()
