@@ -21,10 +21,11 @@ opts = [
                      'node list it asked for with a marker (it is '
                      'walking the list, as Nova does), read the next '
                      'page from the database, and answer its request '
-                     'with it if no transaction has committed since. '
-                     'Costs a statement of the next page when the '
-                     'client stops early; no effect on other '
-                     'databases.'),
+                     'with it if no transaction has committed since (on '
+                     'the whole server: commits of other services '
+                     'sharing it count too). Costs a statement of the '
+                     'next page when the client stops early or the '
+                     'page went stale; no effect on other databases.'),
     cfg.IntOpt('api_workers', min=1,
                sample_default='16 (baremetal-server), 64 (baremetal-api)',
                help='Most threads serving HTTP requests. Unset: 16 in '

@@ -22,12 +22,15 @@ is read as usual.  The rows are what the page's own statement returns:
 the same SQL and the same parameters, including the caller's project
 and every filter, make the key they are kept under.
 
-Where the rows are often stale (a busy database), reading ahead would
-only double the work: after N stale pages in a row, only one page in
-2**N (at most 16) is read ahead, until one is used again.  One thread
-reads, at most ``MAX_PAGES`` pages queued or running: beyond that a
-page is not read ahead.  What became of the pages is counted in the
-metric ``baremetal_api_list_read_ahead_pages_total`` (GET /metrics).
+Transaction ids are the server's, not the database's: a commit in any
+database of the PostgreSQL server (another service sharing it) makes
+the pages read before it stale too.  Where the rows are often stale (a
+busy server), reading ahead would only double the work: after N stale
+pages in a row, only one page in 2**N (at most 16) is read ahead, until
+one is used again.  One thread reads, at most ``MAX_PAGES`` pages
+queued or running: beyond that a page is not read ahead.  What became
+of the pages is counted in the metric
+``baremetal_api_list_read_ahead_pages_total`` (GET /metrics).
 """
 
 import collections
