@@ -111,6 +111,7 @@ _read_ahead = {e: LIST_READ_AHEAD.labels(e) for e in READ_AHEAD_EVENTS}
 def list_read_ahead(event: str) -> None:
     _read_ahead[event].inc()
 
+
 # ---------------------------------------------------------------- API
 
 _METHODS = frozenset(('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
