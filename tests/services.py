@@ -2,7 +2,9 @@
 machine.
 
 Each helper returns a URL to a fresh, private resource (a database or a
-vhost named for this test process) and removes it at exit.  When a
+vhost named for this test process) and removes it at exit; a process's
+first use of a server removes what test processes killed before their
+exit left there.  When a
 service is unreachable the test is skipped with the reason, except in CI
 (``CI=true`` or ``BAREMETAL_REQUIRE_SERVICES=1``), where it fails.
 """
@@ -10,6 +12,7 @@ service is unreachable the test is skipped with the reason, except in CI
 import atexit
 import functools
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -55,6 +58,29 @@ def _suffix() -> str:
     return '%s_%d_%s' % (worker, os.getpid(), uuid.uuid4().hex[:6])
 
 
+# what _suffix names: the test process's PID is its second part
+_OURS = re.compile(r'bmtest_[a-z0-9]+_(\d+)_[0-9a-f]{6}')
+
+
+def orphans(names) -> list[str]:
+    """Those of ``names`` (databases, vhosts) that a test process of
+    this machine made and that process is gone: killed before its exit
+    handlers dropped them (a timeout, a kill).  Each left a database
+    behind on the machine's servers (8 MB each on PostgreSQL)."""
+    out = []
+    for name in names:
+        m = _OURS.fullmatch(name)
+        if m is None or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+        except ProcessLookupError:
+            out.append(name)
+        except PermissionError:
+            pass            # alive, someone else's
+    return out
+
+
 def _pg_admin() -> sa.engine.Engine:
     # no pool: the connection closes once used (a pooled one would stay
     # open, idle, until the process exits: one per database a test
@@ -64,12 +90,28 @@ def _pg_admin() -> sa.engine.Engine:
                             poolclass=sa.pool.NullPool)
 
 
+@functools.cache
+def _pg_drop_orphans() -> None:
+    with _pg_admin().connect() as c:
+        names = [r[0] for r in c.execute(sa.text(
+            "SELECT datname FROM pg_database WHERE datname LIKE "
+            "'bmtest%'"))]
+        for name in orphans(names):
+            c.execute(sa.text('DROP DATABASE IF EXISTS "%s" WITH (FORCE)'
+                              % name))
+
+
 def _pg_create(template: str | None = None) -> str:
     """A new database (copied from ``template``), dropped at process
-    exit; its URL."""
+    exit; its URL.  The first call of a process drops what killed test
+    processes left behind."""
     if not _port_open(5432):
         unavailable('PostgreSQL', 'port 5432 closed')
     admin = _pg_admin()
+    try:
+        _pg_drop_orphans()
+    except sa.exc.SQLAlchemyError:
+        pass        # the CREATE below reports a server that fails
     name = 'bmtest_' + _suffix()
     try:
         with admin.connect() as c:
@@ -107,12 +149,30 @@ def postgresql_url(schema: bool = False) -> str:
     return _pg_create(_pg_schema_template() if schema else None)
 
 
+_MYSQL_CLEANED: list = []
+
+
+def _mysql_drop_orphans(admin) -> None:
+    if _MYSQL_CLEANED:
+        return
+    _MYSQL_CLEANED.append(True)
+    with admin.begin() as c:
+        names = [r[0] for r in c.execute(sa.text(
+            "SHOW DATABASES LIKE 'bmtest%'"))]
+        for name in orphans(names):
+            c.execute(sa.text('DROP DATABASE IF EXISTS `%s`' % name))
+
+
 def mysql_url() -> str:
     """A fresh MariaDB database; dropped at process exit."""
     if not _port_open(3306):
         unavailable('MariaDB', 'port 3306 closed')
     admin = sa.create_engine('mysql+pymysql://root@%s/' % HOST,
                              poolclass=sa.pool.NullPool)
+    try:
+        _mysql_drop_orphans(admin)
+    except sa.exc.SQLAlchemyError:
+        pass        # the CREATE below reports a server that fails
     name = 'bmtest_' + _suffix()
     try:
         with admin.begin() as c:
@@ -128,6 +188,18 @@ def mysql_url() -> str:
     return 'mysql+pymysql://root@%s/%s?charset=utf8mb4' % (HOST, name)
 
 
+@functools.cache
+def _rabbit_drop_orphans(ctl: str) -> None:
+    try:
+        out = subprocess.run([ctl, '-q', 'list_vhosts'], check=True,
+                             capture_output=True, text=True, timeout=60)
+    except (subprocess.SubprocessError, OSError):
+        return      # add_vhost below reports a broker that fails
+    for vhost in orphans(out.stdout.split()):
+        subprocess.run([ctl, '-q', 'delete_vhost', vhost],
+                       capture_output=True, timeout=60)
+
+
 def rabbit_url() -> str:
     """A RabbitMQ vhost of our own (when rabbitmqctl is usable)."""
     if not _port_open(5672):
@@ -135,6 +207,7 @@ def rabbit_url() -> str:
     ctl = shutil.which('rabbitmqctl')
     if not ctl:
         return 'rabbit://guest:guest@%s:5672/' % HOST
+    _rabbit_drop_orphans(ctl)
     vhost = 'bmtest_' + _suffix()
     try:
         subprocess.run([ctl, '-q', 'add_vhost', vhost], check=True,
