@@ -142,8 +142,11 @@ def test_an_aborted_cleaning_stops_the_agent(agent_server, agent):
     bs.wait(agent_server, node,
             lambda n: n['provision_state'] == 'clean wait')
     faults._boot(agent_server, agent, node)
+    # abort is taken in clean wait: the step started (in cleaning) and
+    # the conductor waits for the agent again
     bs.wait(agent_server, node, lambda n: (n['clean_step'] or {}).get(
-        'step') == 'erase_devices_metadata', what='the step running')
+        'step') == 'erase_devices_metadata' and
+        n['provision_state'] == 'clean wait', what='the step running')
     faults._provision(agent_server, node, 'abort')
     got = faults._ended(agent_server, node, 'clean failed', 30)
     got = bs.wait(agent_server, node, lambda n: n['power_state'] ==
