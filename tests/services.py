@@ -4,9 +4,9 @@ machine.
 Each helper returns a URL to a fresh, private resource (a database or a
 vhost named for this test process) and removes it at exit; a process's
 first use of a server removes what test processes killed before their
-exit left there.  When a
-service is unreachable the test is skipped with the reason, except in CI
-(``CI=true`` or ``BAREMETAL_REQUIRE_SERVICES=1``), where it fails.
+exit left there.  When a service is unreachable the test is skipped
+with the reason, except in CI (``CI=true`` or
+``BAREMETAL_REQUIRE_SERVICES=1``), where it fails.
 """
 
 import atexit
@@ -149,14 +149,14 @@ def postgresql_url(schema: bool = False) -> str:
     return _pg_create(_pg_schema_template() if schema else None)
 
 
-_MYSQL_CLEANED: list = []
+def _mysql_admin() -> sa.engine.Engine:
+    return sa.create_engine('mysql+pymysql://root@%s/' % HOST,
+                            poolclass=sa.pool.NullPool)
 
 
-def _mysql_drop_orphans(admin) -> None:
-    if _MYSQL_CLEANED:
-        return
-    _MYSQL_CLEANED.append(True)
-    with admin.begin() as c:
+@functools.cache
+def _mysql_drop_orphans() -> None:
+    with _mysql_admin().begin() as c:
         names = [r[0] for r in c.execute(sa.text(
             "SHOW DATABASES LIKE 'bmtest%'"))]
         for name in orphans(names):
@@ -167,10 +167,9 @@ def mysql_url() -> str:
     """A fresh MariaDB database; dropped at process exit."""
     if not _port_open(3306):
         unavailable('MariaDB', 'port 3306 closed')
-    admin = sa.create_engine('mysql+pymysql://root@%s/' % HOST,
-                             poolclass=sa.pool.NullPool)
+    admin = _mysql_admin()
     try:
-        _mysql_drop_orphans(admin)
+        _mysql_drop_orphans()
     except sa.exc.SQLAlchemyError:
         pass        # the CREATE below reports a server that fails
     name = 'bmtest_' + _suffix()
