@@ -283,6 +283,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     ``ahead``: the marker of the page after this one from this page's
     rows; when this page is full, that page is read ahead
     (db/read_ahead.py, PostgreSQL), and this one may have been."""
+    filters = tuple(filters)    # built into this page's and the next's
     def statement(marker):
         return _page(table, filters, columns, limit, marker, sort_key,
                      sort_dir, select)
