@@ -53,19 +53,29 @@ def _claim(alloc: dict) -> dict | None:
     return None
 
 
-def allocate(allocation_uuid: str, conf=None) -> dict:
+def allocate(allocation_uuid: str, conf=None) -> dict | None:
     """Give the allocation a node (state active) or an error.  A
     matching node that is locked for a moment is waited for as a request
     waits for a node (``[conductor]node_locked_retry_*`` of ``conf``),
-    as Ironic's allocation does."""
+    as Ironic's allocation does.  None: the allocation was deleted
+    meanwhile (before it got a node, none is taken)."""
     alloc = db_allocations.ROWS.get(allocation_uuid)
+    try:
+        return _allocate(alloc, conf)
+    except exception.AllocationNotFound:
+        LOG.info('Allocation %s was deleted while it was allocating',
+                 alloc['uuid'])
+        return None
+
+
+def _allocate(alloc: dict, conf) -> dict:
     try:
         node = node_locks.retrying(conf, _claim, alloc)
     except exception.NodeLocked:
         node = None
     if node is not None:
         LOG.info('Allocation %s got node %s', alloc['uuid'], node['uuid'])
-        return db_allocations.ROWS.get(alloc['id'], shown_as=allocation_uuid)
+        return db_allocations.ROWS.get(alloc['id'], shown_as=alloc['uuid'])
     error = ('No available nodes match the resource class %s%s%s'
              % (alloc['resource_class'],
                 ' and traits %s' % ', '.join(alloc['traits'])
@@ -75,4 +85,4 @@ def allocate(allocation_uuid: str, conf=None) -> dict:
     db_allocations.ROWS.update(alloc['id'], {'state': 'error',
                                              'last_error': error})
     LOG.warning('Allocation %s: %s', alloc['uuid'], error)
-    return db_allocations.ROWS.get(alloc['id'], shown_as=allocation_uuid)
+    return db_allocations.ROWS.get(alloc['id'], shown_as=alloc['uuid'])

@@ -71,8 +71,18 @@ def claim_node(alloc: dict, node_id: int) -> bool:
     """Give the allocation the node if it is still free (available, no
     instance, no allocation, no lock): in one transaction the node gets
     the allocation, its instance UUID and traits, and the allocation
-    the node (state ``active``).  False: another took it first."""
+    the node (state ``active``).  False: another took it first.
+    AllocationNotFound: the allocation was deleted (or is no longer
+    allocating) meanwhile; the node stays free.
+
+    The allocation's row is locked first, as ``release`` locks it, so a
+    DELETE of an allocation still allocating either comes before the
+    claim (which then finds no row) or after it (and frees the node)."""
     with engine.writer() as conn:
+        if conn.execute(sa.select(A.c.id).where(
+                A.c.id == alloc['id'], A.c.state == 'allocating',
+                A.c.node_id.is_(None)).with_for_update()).first() is None:
+            raise exception.AllocationNotFound(allocation=alloc['uuid'])
         values = {'instance_uuid': alloc['uuid'],
                   'allocation_id': alloc['id'],
                   'updated_at': db_rows.utcnow(),
@@ -184,10 +194,17 @@ def release(alloc: dict) -> None:
     """Delete the allocation and free its node (no allocation; no
     instance UUID if it was the allocation's), in one transaction.
     InvalidState: the node is deployed or deploying and not in
-    maintenance; NodeLocked: a task holds the node."""
+    maintenance; NodeLocked: a task holds the node; AllocationNotFound:
+    it is gone already.  Its row is read again, locked, so a node the
+    conductor claimed after ``alloc`` was read is freed too."""
     with engine.writer() as conn:
-        if alloc.get('node_id'):
-            node = _node_for_update(conn, alloc['node_id'],
+        node_id = conn.execute(sa.select(A.c.node_id).where(
+            A.c.id == alloc['id']).with_for_update()).first()
+        if node_id is None:
+            raise exception.AllocationNotFound(allocation=alloc['uuid'])
+        node_id = node_id[0]
+        if node_id:
+            node = _node_for_update(conn, node_id,
                                     _RELEASE_COLUMNS)
             if node['provision_state'] in _IN_USE and \
                     not node['maintenance']:

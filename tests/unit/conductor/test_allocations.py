@@ -40,3 +40,34 @@ def test_allocate_claims_a_matching_node(api):
     row = db_nodes.ROWS.get(node['uuid'])
     assert (row['allocation_id'], row['instance_uuid']) == (
         alloc['id'], alloc['uuid'])
+
+
+def test_an_allocation_deleted_while_allocating_takes_no_node(
+        api, monkeypatch):
+    node = api.make_available(resource_class='gold')
+    alloc = _alloc()
+    found = db_allocations.available_nodes
+
+    def deleted_meanwhile(*args):
+        rows = found(*args)
+        db_allocations.release(db_allocations.ROWS.get(alloc['id']))
+        return rows
+
+    monkeypatch.setattr(db_allocations, 'available_nodes',
+                        deleted_meanwhile)
+    assert allocations.allocate(alloc['uuid']) is None
+    row = db_nodes.ROWS.get(node['uuid'])
+    assert (row['allocation_id'], row['instance_uuid']) == (None, None)
+
+
+def test_an_allocation_deleted_before_its_error_is_stored(api, monkeypatch):
+    alloc = _alloc()
+    found = db_allocations.available_nodes
+
+    def deleted_meanwhile(*args):
+        db_allocations.release(db_allocations.ROWS.get(alloc['id']))
+        return found(*args)
+
+    monkeypatch.setattr(db_allocations, 'available_nodes',
+                        deleted_meanwhile)
+    assert allocations.allocate(alloc['uuid']) is None

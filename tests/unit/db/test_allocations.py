@@ -199,6 +199,42 @@ def test_release_frees_the_node_and_deletes_the_allocation(any_db_api):
     assert db_allocations.ROWS.list_page() == []
 
 
+def test_release_frees_a_node_claimed_after_the_allocation_was_read(
+        any_db_api):
+    # DELETE read the allocation while it was allocating; the conductor
+    # claimed a node before the release ran: the node is freed too
+    n = _node()
+    alloc = _alloc()
+    assert db_allocations.claim_node(alloc, n['id'])
+    db_allocations.release(alloc)           # alloc: node_id None
+    assert db_allocations.ROWS.list_page() == []
+    assert _claims(n['id'])[:2] == (None, None)
+
+
+def test_claim_of_a_deleted_allocation_leaves_the_node_free(any_db_api):
+    # the conductor read the allocation, then DELETE removed it: the
+    # claim takes nothing (a node with a dangling instance UUID could
+    # not be deleted)
+    n = _node()
+    alloc = _alloc()
+    db_allocations.release(alloc)
+    with pytest.raises(exception.AllocationNotFound):
+        db_allocations.claim_node(alloc, n['id'])
+    assert _claims(n['id'])[:2] == (None, None)
+    # nor does a claim of an allocation no longer allocating
+    failed = _alloc(state='error')
+    with pytest.raises(exception.AllocationNotFound):
+        db_allocations.claim_node(failed, n['id'])
+    assert _claims(n['id'])[:2] == (None, None)
+
+
+def test_release_of_a_released_allocation_is_not_found(api):
+    alloc = _alloc()
+    db_allocations.release(alloc)
+    with pytest.raises(exception.AllocationNotFound):
+        db_allocations.release(alloc)
+
+
 @pytest.mark.parametrize('fields, error', [
     ({'provision_state': 'active'}, exception.InvalidState),
     ({'provision_state': 'available', 'reservation': 'host1'},
