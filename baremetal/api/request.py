@@ -43,9 +43,24 @@ class Request:
     def method(self) -> str:
         return self.raw.method
 
+    def body(self) -> bytes:
+        """The request's body, read once.  A body of known length is
+        read straight from the server's stream (webob's ``body`` copies
+        it into a seekable buffer first: 16 us of a small PUT)."""
+        environ = self.raw.environ
+        length = environ.get('CONTENT_LENGTH')
+        if length and length.isdigit() and \
+                not environ.get('wsgi.input_terminated') and \
+                not environ.get('webob.is_body_seekable'):
+            body = environ['wsgi.input'].read(int(length))
+            # webob (pecan's request) still finds it, if anything asks
+            self.raw.body = body
+            return body
+        return self.raw.body
+
     def json(self) -> Any:
         if self._json is ...:
-            body = self.raw.body
+            body = self.body()
             if not body:
                 self._json = None
             else:

@@ -313,7 +313,7 @@ def _passthru(req, node, method=None):
         raise exception.MissingParameterValue(
             err='Method not specified')
     row = nodes.get_row(req, node)
-    info = req.json() if req.raw.body else {}
+    info = req.json()
     return state.RPC.node_call(req.context, row, 'vendor_passthru',
                                method=method, http_method=req.method,
                                info=info or {})
