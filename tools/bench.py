@@ -46,12 +46,15 @@ def _wait(url: str, timeout: float = 120) -> float:
 
 
 def _lifecycle(endpoint: str, pid: int, label: str, nodes: int,
-               clients: int, extra: list[str]) -> dict:
+               clients: int, extra: list[str],
+               version: str | None = None) -> dict:
     out = os.path.join(tempfile.mkdtemp(), 'bench.jsonl')
     cmd = [sys.executable, os.path.join(BENCH, 'lifecycle.py'),
            '--endpoint', endpoint, '-n', str(nodes), '-c', str(clients),
            '--server-pid', str(pid), '--label', label,
            '--json-out', out] + extra
+    if version:
+        cmd += ['--api-version', version]
     subprocess.run(cmd, check=False)
     with open(out) as f:
         return json.loads(f.read().splitlines()[-1])
@@ -59,14 +62,14 @@ def _lifecycle(endpoint: str, pid: int, label: str, nodes: int,
 
 def run_bench(endpoint: str, pid: int, label: str, args) -> dict:
     result = _lifecycle(endpoint, pid, label, args.nodes, args.concurrency,
-                        [])
+                        [], args.api_version)
     if args.get_clients:
         # the single-node GET throughput with fewer clients: enroll the
         # same number of nodes, read, delete (no transitions)
         second = _lifecycle(endpoint, pid, label, args.nodes,
                             args.get_clients,
                             ['--skip', 'manage,provide,deploy,undeploy',
-                             '--probe-reps', '0'])
+                             '--probe-reps', '0'], args.api_version)
         result['get_node_fewer_clients'] = second.get('read', {}).get(
             'get_node_concurrent', {})
     return result
@@ -100,8 +103,9 @@ def ours(args, tree: str = ROOT) -> dict:
         result = run_bench(endpoint, proc.pid, 'baremetal', args)
         result['startup_s'] = round(startup, 3)
         if args.hot_path:
-            result['hot_path'] = hot_path.run(endpoint, proc.pid,
-                                              args.nodes)
+            result['hot_path'] = hot_path.run(
+                endpoint, proc.pid, args.nodes,
+                version=args.api_version)
         return result
     finally:
         proc.terminate()
@@ -332,6 +336,13 @@ def main() -> None:
                    help='also measure node GETs and detail lists with '
                         'one keep-alive client, with the server\'s CPU '
                         'per request (tools/hot_path.py), in every round')
+    p.add_argument('--api-version', metavar='X.Y',
+                   help='the API version every request asks for '
+                   '(default: lifecycle.py\'s, 1.81, and the newest the '
+                   'server speaks up to 1.115 for --hot-path; each capped '
+                   'at what the server speaks); with --compare against '
+                   'an older commit, give one both speak, as newer '
+                   'versions show more fields')
     p.add_argument('--json-out')
     args = p.parse_args()
     rounds = []

@@ -9,6 +9,10 @@ it) beside the median time a request took.  ``tools/bench.py
     python tools/hot_path.py --endpoint http://127.0.0.1:6385 --pid PID
 
 The nodes it enrolls (fake-hardware) are deleted again at the end.
+Requests ask for ``--version`` (default: the newest the server speaks,
+at most 1.115); an older commit (``bench.py --compare``) speaks fewer
+versions and its detail list has fewer fields, so compare at a version
+both speak.
 """
 
 import argparse
@@ -20,7 +24,8 @@ import urllib.parse
 
 import proc_stats
 
-HEADERS = {'X-OpenStack-Ironic-API-Version': '1.115',
+NEWEST = (1, 115)
+HEADERS = {'X-OpenStack-Ironic-API-Version': '%d.%d' % NEWEST,
            'Content-Type': 'application/json'}
 
 
@@ -29,6 +34,18 @@ def _call(conn, method: str, path: str, body=None) -> tuple[int, bytes]:
                  None if body is None else json.dumps(body), HEADERS)
     r = conn.getresponse()
     return r.status, r.read()
+
+
+def _version(conn, asked: str | None) -> str:
+    """``asked``, else the newest version the server speaks (at most
+    NEWEST)."""
+    if asked:
+        return asked
+    conn.request('GET', '/')
+    r = conn.getresponse()
+    newest = json.loads(r.read())['default_version']['version']
+    major, minor = (int(x) for x in newest.split('.'))
+    return '%d.%d' % min((major, minor), NEWEST)
 
 
 def _timed(conn, pid: int, paths: list[str]) -> dict:
@@ -48,9 +65,10 @@ def _timed(conn, pid: int, paths: list[str]) -> dict:
 
 
 def run(endpoint: str, pid: int, nodes: int = 200, gets: int = 4000,
-        details: int = 300) -> dict:
+        details: int = 300, version: str | None = None) -> dict:
     url = urllib.parse.urlsplit(endpoint)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    HEADERS['X-OpenStack-Ironic-API-Version'] = _version(conn, version)
     uuids = []
     try:
         for i in range(nodes):
@@ -66,6 +84,7 @@ def run(endpoint: str, pid: int, nodes: int = 200, gets: int = 4000,
                                  for i in range(gets)])
         detail = _timed(conn, pid, ['/v1/nodes/detail'] * details)
         return {'nodes': nodes, 'listed': listed, 'get_node': get,
+                'version': HEADERS['X-OpenStack-Ironic-API-Version'],
                 'detail': detail}
     finally:
         for uuid in uuids:
@@ -81,9 +100,11 @@ def main() -> None:
     p.add_argument('-n', '--nodes', type=int, default=200)
     p.add_argument('--gets', type=int, default=4000)
     p.add_argument('--details', type=int, default=300)
+    p.add_argument('--version', help='API version asked for (default: '
+                   'the newest the server speaks, at most %d.%d)' % NEWEST)
     args = p.parse_args()
     print(json.dumps(run(args.endpoint, args.pid, args.nodes, args.gets,
-                         args.details)))
+                         args.details, args.version)))
 
 
 if __name__ == '__main__':
