@@ -1,12 +1,26 @@
 """A node's firmware components (API 1.86) as stored."""
 
+import sqlalchemy as sa
+
 from baremetal.db import engine
 from baremetal.db import models
+from baremetal.db import prepared
 from baremetal.db import rows as db_rows
 
 FIRMWARE = models.TABLES['firmware_information']
 # a component's vendor, model and serial number, when the hardware says
 IDENTITY = ('vendor', 'model', 'serial_number')
+
+# what every verification runs (store_components): built once, run
+# prepared where the database allows it (SQLAlchemy's execution of the
+# ad-hoc SELECT and INSERT was most of a verification's database time)
+_STORED = sa.select(*FIRMWARE.c).where(
+    FIRMWARE.c.node_id == sa.bindparam('node_id'))
+_NEW_COLUMNS = ('node_id', 'component', 'initial_version',
+                'current_version', 'last_version_flashed', 'created_at'
+                ) + IDENTITY
+_INSERT = FIRMWARE.insert().values(
+    {c: sa.bindparam(c) for c in _NEW_COLUMNS})
 
 
 def store_components(node_id: int, found: list[dict]) -> None:
@@ -18,8 +32,8 @@ def store_components(node_id: int, found: list[dict]) -> None:
     t = FIRMWARE
     now = db_rows.utcnow()
     with engine.writer() as conn:
-        stored = {r['component']: r for r in conn.execute(
-            t.select().where(t.c.node_id == node_id)).mappings()}
+        stored = {r['component']: r for r in prepared.run(
+            engine.prepared_cache, conn, _STORED, {'node_id': node_id})[0]}
         new = []
         for comp in found:
             name, version = comp['component'], comp.get('current_version')
@@ -39,8 +53,8 @@ def store_components(node_id: int, found: list[dict]) -> None:
             if changes:
                 conn.execute(t.update().where(t.c.id == row['id']).values(
                     updated_at=now, **changes))
-        if new:
-            conn.execute(t.insert(), new)
+        for row in new:
+            prepared.run(engine.prepared_cache, conn, _INSERT, row)
         if stored:
             # components the hardware no longer reports
             conn.execute(t.delete().where(t.c.id.in_(

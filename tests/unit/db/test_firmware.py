@@ -1,12 +1,14 @@
 """db/firmware.py: a node's firmware components stored as the hardware
-reports them, against a real (SQLite) database."""
+reports them, against a real database (SQLite, PostgreSQL, MariaDB:
+the statements run prepared on SQLite, through SQLAlchemy in the
+others' transactions)."""
 
 from baremetal.db import firmware
 from baremetal.db import nodes as db_nodes
 from baremetal.db import rows as db_rows
 
 
-def test_store_components_tracks_versions(api):
+def test_store_components_tracks_versions(any_db_api):
     n = db_rows.create(db_nodes.NODES, {'driver': 'fake-hardware'})
     other = db_rows.create(db_nodes.NODES, {'driver': 'fake-hardware'})
     firmware.store_components(n['id'], [
@@ -31,3 +33,7 @@ def test_store_components_tracks_versions(api):
     assert got[0]['updated_at'] is not None
     assert [c['current_version'] for c in firmware.components(
         other['id'])] == ['9.9']
+    # created_at is a datetime (the prepared INSERT converts it as
+    # SQLAlchemy does)
+    assert got[0]['created_at'] is not None
+    assert got[0]['created_at'].year >= 2024
