@@ -55,9 +55,14 @@ def sharded(flag: bool):
     return _N.shard.is_not(None) if flag else _N.shard.is_(None)
 
 
+_WITHOUT_PARENT = db_rows.fixed(_N.parent_node.is_(None))
+
+
 def without_parent():
-    """Condition: the node is no other node's child (API 1.83)."""
-    return _N.parent_node.is_(None)
+    """Condition: the node is no other node's child (API 1.83); the
+    same object each time (``rows.fixed``: the default list's page
+    statement is kept)."""
+    return _WITHOUT_PARENT
 
 
 def description_contains(text: str):

@@ -294,17 +294,18 @@ def run(cache: Cache | None, conn: sa.engine.Connection, stmt,
 
 def run_once(cache: Cache | None, conn: sa.engine.Connection, stmt,
              values: dict | None = None, raw: frozenset = frozenset(),
-             tuples: bool = False) -> list:
+             tuples: bool = False, kept: bool = False) -> list:
     """Rows of an ad-hoc ``stmt`` (a page of a list: compiling it costs
     less than SQLAlchemy's per-row work on a large page).  The ``raw``
     columns may come back as stored, not decoded (when run prepared).
     ``tuples``: rows as tuples of the selected columns, not dicts (a
     dict per row was 0.5 ms of a page of 1,000), for columns that need
-    no conversion."""
+    no conversion.  ``kept``: the caller keeps ``stmt`` and runs it
+    again (its shape is remembered by the object, not looked for)."""
     rows = None
     if cache is not None and cache.usable(conn):
         try:
-            p, shaped = page_shape(stmt, conn.dialect, raw)
+            p, shaped = page_shape(stmt, conn.dialect, raw, kept)
         except Unsupported:
             pass
         else:
@@ -322,11 +323,35 @@ _SHAPES: 'collections.OrderedDict[tuple, Prepared]' = \
     collections.OrderedDict()
 
 
-def page_shape(stmt, dialect, raw: frozenset) -> tuple[Prepared, dict]:
+# the shapes of statements their callers keep (page_shape's ``kept``),
+# by the statement's id, with the statement (its id stays its own)
+_KEPT: 'collections.OrderedDict[tuple, tuple]' = collections.OrderedDict()
+
+
+def page_shape(stmt, dialect, raw: frozenset,
+               kept: bool = False) -> tuple[Prepared, dict]:
     """The compiled form of a page statement and the values of its
     parameters: compiled once per shape (a page and the next differ in
     their values only; compiling a detail page's statement took 0.5 ms,
-    finding its shape 0.06-0.09 ms)."""
+    finding its shape 0.06-0.09 ms).  ``kept``: the caller runs this
+    very statement again; what was found is remembered by the object."""
+    if kept:
+        memo = (id(stmt), dialect.name, raw)
+        with _PREPARED_LOCK:
+            hit = _KEPT.get(memo)
+            if hit is not None and hit[0] is stmt:
+                _KEPT.move_to_end(memo)
+        if hit is not None and hit[0] is stmt:
+            p = hit[1]
+            if p.server is not None or dialect.name == 'postgresql':
+                p.server = _page_statement(p.sql)
+            return p, hit[2]
+        p, shaped = page_shape(stmt, dialect, raw)
+        with _PREPARED_LOCK:
+            _KEPT[memo] = (stmt, p, shaped)
+            while len(_KEPT) > PAGE_SHAPES:
+                _KEPT.popitem(last=False)
+        return p, shaped
     key = stmt._generate_cache_key()
     if key is None:         # a construct SQLAlchemy cannot cache
         return Prepared(stmt, dialect, raw, page=True), {}

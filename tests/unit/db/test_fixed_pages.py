@@ -1,0 +1,76 @@
+"""db/rows.py's kept page statements: a page asked for without a marker
+whose conditions are all ``rows.fixed`` ones (the default node list) is
+built once and run again, on every database; what it returns is read
+anew each time."""
+
+from baremetal.db import nodes as db_nodes
+from baremetal.db import prepared
+from baremetal.db import rows as db_rows
+
+
+def _builds(monkeypatch) -> list:
+    """The page statements built from now on (none kept before: the
+    kept ones are the process's, whatever the database)."""
+    monkeypatch.setattr(db_rows, '_FIXED_STMTS',
+                        db_rows.collections.OrderedDict())
+    built = []
+    real = db_rows._page
+
+    def counting(*args):
+        built.append(args)
+        return real(*args)
+    monkeypatch.setattr(db_rows, '_page', counting)
+    return built
+
+
+def _names(**kwargs) -> list:
+    return [r['name'] for r in db_nodes.list_page(
+        columns=('id', 'uuid', 'name'), **kwargs)]
+
+
+def test_the_default_page_is_built_once_and_read_anew(any_db_api,
+                                                       monkeypatch):
+    built = _builds(monkeypatch)
+    shapes = []
+    real_shape = prepared.page_shape
+
+    def shape(stmt, dialect, raw, kept=False):
+        shapes.append(kept)
+        return real_shape(stmt, dialect, raw, kept)
+    monkeypatch.setattr(prepared, 'page_shape', shape)
+    for name in ('a', 'b'):
+        db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': name})
+    plain = [db_nodes.without_parent()]
+    assert _names(filters=plain, limit=10) == ['a', 'b']
+    db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': 'c'})
+    child = db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': 'd',
+                                  'parent_node': 'a'})
+    assert _names(filters=plain, limit=10) == ['a', 'b', 'c']
+    db_nodes.ROWS.update(child['id'], {'parent_node': None})
+    assert _names(filters=plain, limit=10) == ['a', 'b', 'c', 'd']
+    assert len(built) == 1
+    if any_db_api.db_kind == 'sqlite':
+        # run prepared: its shape looked for once (the inner call), then
+        # known by the object
+        assert shapes == [True, False, True, True]
+
+    # another limit is another statement, kept too
+    assert _names(filters=plain, limit=2) == ['a', 'b']
+    assert _names(filters=plain, limit=2) == ['a', 'b']
+    assert len(built) == 2
+
+
+def test_other_pages_are_built_each_time(api, monkeypatch):
+    built = _builds(monkeypatch)
+    for name in ('a', 'b'):
+        db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': name,
+                              'provision_state': 'available'})
+    first = db_nodes.list_page(columns=('id', 'uuid', 'name'), limit=1)[0]
+    for _ in range(2):
+        # a condition with a value (built per request)
+        assert _names(filters=[db_nodes.equals('name', 'b')]) == ['b']
+        # a marker
+        assert _names(filters=[db_nodes.without_parent()],
+                      marker=first) == ['b']
+    # the unfiltered page above is kept; the four others were built
+    assert len(built) == 1 + 4
