@@ -342,10 +342,7 @@ def page_shape(stmt, dialect, raw: frozenset,
             if hit is not None and hit[0] is stmt:
                 _KEPT.move_to_end(memo)
         if hit is not None and hit[0] is stmt:
-            p = hit[1]
-            if p.server is not None or dialect.name == 'postgresql':
-                p.server = _page_statement(p.sql)
-            return p, hit[2]
+            return _on_server_now(hit[1], dialect), hit[2]
         p, shaped = page_shape(stmt, dialect, raw)
         with _PREPARED_LOCK:
             _KEPT[memo] = (stmt, p, shaped)
@@ -367,12 +364,16 @@ def page_shape(stmt, dialect, raw: frozenset,
             while len(_SHAPES) > PAGE_SHAPES:
                 _SHAPES.popitem(last=False)
         return p, {}
-    if p.server is not None or dialect.name == 'postgresql':
-        # the server's statement of this SQL now (one dropped from
-        # _PAGES since is prepared again under a new name)
-        p.server = _page_statement(p.sql)
-    return p, p.compiled.construct_params(
+    return _on_server_now(p, dialect), p.compiled.construct_params(
         extracted_parameters=key.bindparams, escape_names=False)
+
+
+def _on_server_now(p: Prepared, dialect) -> Prepared:
+    """``p`` with the server's statement of its SQL now (one dropped
+    from _PAGES since is prepared again under a new name)."""
+    if p.server is not None or dialect.name == 'postgresql':
+        p.server = _page_statement(p.sql)
+    return p
 
 
 def _after_error(conn, stmt, values):
