@@ -24,6 +24,7 @@ from baremetal.conductor import service
 from baremetal.db import engine as db_engine
 from baremetal.db import migration
 from baremetal.db import models
+from tests import services
 
 CONF = baremetal_conf.CONF
 
@@ -52,6 +53,10 @@ def _fresh_db(path: str) -> str:
         with engine.begin() as conn:
             import alembic.command
             alembic.command.stamp(migration._config(conn), 'head')
+        with engine.connect() as conn:
+            # as the service opens it (db/engine.py): a copy in WAL mode
+            # already is not converted at each test's first connection
+            conn.exec_driver_sql('PRAGMA journal_mode=WAL')
         engine.dispose()
         with open(tmpl, 'rb') as f:
             _TEMPLATE['db'] = f.read()
@@ -88,6 +93,7 @@ class Harness:
             # the test's own files: images it writes to tmp_path
             CONF.set_override('file_url_allowed_paths', [str(tmp_path)],
                               group='conductor')
+        self._db_url = db_url
         if db_url is None:
             url = _fresh_db(os.path.join(str(tmp_path), 'bm.sqlite'))
         else:
@@ -113,6 +119,8 @@ class Harness:
         db_engine.close_connections()
         db_engine.engine().dispose()
         self.conductor.step_poller.stop()
+        if self._db_url:
+            services.give_back(self._db_url)
         for k in list(FAKE_ONLY) + self._overrides + [
                 'state_path', 'conductor.file_url_allowed_paths']:
             group = None

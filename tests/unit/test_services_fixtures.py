@@ -1,5 +1,6 @@
 """The service helpers give private, working resources."""
 
+import pytest
 import sqlalchemy as sa
 
 from tests import services
@@ -58,3 +59,37 @@ def test_what_killed_test_processes_left_is_found_and_dropped():
         assert c.execute(sa.text(
             'SELECT count(*) FROM pg_database WHERE datname = :n'),
             {'n': name}).scalar() == 0
+
+
+@pytest.mark.parametrize('kind', ['postgresql', 'mysql'])
+def test_a_database_given_back_is_empty_as_a_new_one(kind, tmp_path):
+    from baremetal.db import engine as db_engine
+    from tests import harness
+    h = harness.Harness(tmp_path, db_url=services.db_url(kind, schema=True))
+    url = h._db_url
+    for name in ('a', 'b'):
+        h.create_node(name=name)
+    # a connection the test left open does not keep it from being reused
+    stray = sa.create_engine(url).connect()
+    stray.execute(sa.text('SELECT 1'))
+    h.close()
+    assert services.db_url(kind, schema=True) == url
+    h = harness.Harness(tmp_path, db_url=url)
+    try:
+        with db_engine.reader() as c:
+            counts = {t: c.execute(sa.text('SELECT count(*) FROM %s' % t))
+                      .scalar() for t in ('nodes', 'node_events',
+                                          'conductors')}
+        # the harness registered its conductor again; nothing else left
+        assert counts == {'nodes': 0, 'node_events': 0, 'conductors': 1}
+        node = h.create_node(name='c')
+        with db_engine.reader() as c:
+            assert c.execute(sa.text(
+                "SELECT id FROM nodes WHERE name = 'c'")).scalar() == 1
+            # event ids start again too (the counter's row is back)
+            assert c.execute(sa.text(
+                'SELECT min(id) FROM node_events')).scalar() == 1
+        assert h.node(node['uuid'])['name'] == 'c'
+    finally:
+        h.close()
+    stray.invalidate()
