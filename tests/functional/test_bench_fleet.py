@@ -103,6 +103,11 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     assert isinstance(steady['nova_list_decode_p50_seconds'], float)
     assert 0 <= steady['nova_list_decode_p50_seconds'] <= \
         steady['nova_list_p50_seconds'], steady
+    # and so is its garbage collector's time (a list's, each list's at
+    # most that list's time)
+    assert isinstance(steady['nova_list_gc_p50_seconds'], float)
+    assert 0 <= steady['nova_list_gc_p50_seconds'] <= \
+        steady['nova_list_p50_seconds'], steady
     assert set(steady['cpu_percent']) == {'api', 'cond-0'}
     # the IPMI nodes were read too, a Get Chassis Status each (no Get
     # Device ID before it)
