@@ -134,17 +134,22 @@ def _libvirt_answers() -> bool:
         return False
 
 
-# QEMU binds a machine's forwarded port again at every power on: a port
-# of the kernel's ephemeral range, free when picked, may meanwhile be the
-# local end of any outgoing connection ("Could not set up host forwarding
-# rule" failed a deploy in CI). So it comes from below that range, from a
-# window of its own per xdist worker (the two VM groups run side by side),
+# Ports picked now and bound later: QEMU binds a machine's forwarded port
+# again at every power on, the conductor its file server's port when it
+# first publishes a boot ISO (minutes into a test). A port of the
+# kernel's ephemeral range, free when picked, may meanwhile be the local
+# end of any outgoing connection ("Could not set up host forwarding rule"
+# failed a deploy in CI, "No socket could be created ... Address already
+# in use" a cleaning). So they come from below that range, from a window
+# of their own per xdist worker (the two VM groups run side by side),
 # above the fixed ports of the peers the suite runs.
-FORWARD_PORTS = (20000, 24000)
-_forwarded: set[int] = set()
+LATE_PORTS = (20000, 24000)
+_handed_out: set[int] = set()
 
 
-def forward_port() -> int:
+def late_port() -> int:
+    """A free loopback TCP port that something binds later, outside the
+    ephemeral range where the machine has one."""
     import random
     import socket
     try:
@@ -152,7 +157,7 @@ def forward_port() -> int:
             ephemeral_low = int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         ephemeral_low = 0
-    lo, hi = FORWARD_PORTS
+    lo, hi = LATE_PORTS
     if ephemeral_low <= hi:
         return processes.free_port()
     worker = os.environ.get('PYTEST_XDIST_WORKER', '')
@@ -162,14 +167,14 @@ def forward_port() -> int:
         lo, hi = lo + n * half, lo + (n + 1) * half
     for _ in range(200):
         port = random.randrange(lo, hi)
-        if port in _forwarded:
+        if port in _handed_out:
             continue
         with socket.socket() as s:
             try:
                 s.bind(('127.0.0.1', port))
             except OSError:
                 continue
-        _forwarded.add(port)
+        _handed_out.add(port)
         return port
     return processes.free_port()
 
@@ -263,7 +268,7 @@ class Machine:
             '52:54:00:%02x:%02x:%02x' % tuple(os.urandom(3))
             for _ in range(1, nics)]
         self.serial = os.path.join(self.dir, 'serial.log')
-        self.agent_port = forward_port()
+        self.agent_port = late_port()
         self.memory_mib = memory_mib
         self.boot_url = boot_url
         self.firmware = firmware

@@ -147,7 +147,9 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
     answers, before the test runs)."""
     own_dir = tmp is None
     tmp = tmp or bed.tmpdir()
-    api_port, http_port = processes.free_port(), processes.free_port()
+    # the file server's port is bound when the first ISO is published,
+    # the API's again when a test restarts the server
+    api_port, http_port = bed.late_port(), bed.late_port()
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
                        if boot_ipxe else None),
