@@ -147,8 +147,8 @@ def _bed(vm_host, request, bmc_class, boot_ipxe: bool,
     answers, before the test runs)."""
     own_dir = tmp is None
     tmp = tmp or bed.tmpdir()
-    # the file server's port is bound when the first ISO is published,
-    # the API's again when a test restarts the server
+    # bound later: the API's once the machine and its BMC are up, the
+    # file server's when the first boot ISO is published
     api_port, http_port = bed.late_port(), bed.late_port()
     machine = bed.Machine(
         tmp, boot_url=('http://10.0.2.2:%d/boot.ipxe' % http_port
