@@ -14,12 +14,18 @@ header is formatted once a second, not once a response.
 
 After a response, cheroot hands a keep-alive connection back to its
 selector thread unless a request is already buffered; here the check
-also looks at the socket (without waiting), so a request that arrived
-while the last one was answered is read by the same thread at once.
+also looks at the socket, so a request that arrived while the last one
+was answered is read by the same thread at once.  While no other request
+waits for a thread, the check waits for the next request a little
+(``Reader.linger``, set from the server's ``keep_alive_linger``): a
+client that asks again at once, as a poller or a reader of pages does,
+is served without the selector's round trip (the selector thread's
+wake-up, the connection registered again, a hand-over to a worker).
 """
 
 import email.utils
 import io
+import select
 import socket
 import time
 
@@ -32,6 +38,8 @@ JOIN_UP_TO = 64 * 1024
 # what a response written in many pieces may hold back: beyond it, what
 # was written so far is sent at once
 HOLD_UP_TO = 1024 * 1024
+# select() takes descriptors below this only
+FD_SETSIZE = 1024
 
 
 class Writer:
@@ -100,6 +108,13 @@ class Reader(io.BufferedReader):
     of its own reader."""
 
     bytes_read = 0   # cheroot's statistics (off here) would count
+    # how long has_data waits for the next request (seconds), while no
+    # other request waits in the pool's queue
+    linger = 0.0
+    pool = None
+
+    def others_idle(self) -> bool:
+        return self.pool is None or self.pool.qsize == 0
 
     def __init__(self, sock: socket.socket, writer: Writer) -> None:
         super().__init__(_SocketIO(sock, writer), io.DEFAULT_BUFFER_SIZE)
@@ -116,8 +131,18 @@ class Reader(io.BufferedReader):
         timeout = sock.gettimeout()
         sock.settimeout(0)
         try:
-            return bool(self.peek(1))
-        except OSError:
+            if self.peek(1):
+                return True
+            if self.linger <= 0 or not self.others_idle():
+                return False
+            # a client that asks again at once is served by this
+            # thread; no other request was queued when the wait began
+            fd = sock.fileno()
+            if fd < 0 or fd >= FD_SETSIZE:
+                return False
+            ready, _, _ = select.select((fd,), (), (), self.linger)
+            return bool(ready) and bool(self.peek(1))
+        except (OSError, ValueError):
             # the connection broke: the selector sees it and the worker
             # that reads it closes it
             return False
@@ -162,6 +187,8 @@ class Connection(cheroot_server.HTTPConnection):
         if ours:
             self.wfile = Writer(sock)
             self.rfile = Reader(sock, self.wfile)
+            self.rfile.linger = getattr(server, 'keep_alive_linger', 0.0)
+            self.rfile.pool = getattr(server, 'requests', None)
 
     def communicate(self):
         # the answer goes out here, not only when cheroot next looks at

@@ -38,6 +38,12 @@ LOG = log.getLogger(__name__)
 # the pool shrinks back by one
 GROW_TICK = 0.025
 SHRINK_AFTER = 2.0
+# how long a thread that answered a request waits for the same
+# connection's next one, when no other request waits: a client that asks
+# again at once skips the selector's round trip (a wake-up of its thread
+# and a hand-over to this one); a request on another connection that
+# comes meanwhile waits at most this long
+LINGER = 0.0005
 
 
 class _Gateway(cheroot_wsgi.Gateway_10):
@@ -80,6 +86,9 @@ class Server:
         self._server.ConnectionClass = http_io.Connection
         # idle keep-alive connections kept open (cheroot's default: 10)
         self._server.keep_alive_conn_limit = connection_limit
+        # a worker waits this long for a keep-alive connection's next
+        # request before handing it back to the selector (cmd/http_io.py)
+        self._server.keep_alive_linger = LINGER
         self._server.prepare()  # binds now: the port is known
         self._stop = threading.Event()
         self.threads = self.min_threads

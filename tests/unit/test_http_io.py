@@ -282,3 +282,95 @@ def test_writer_holds_back_at_most_a_mebibyte():
     assert sock.sent == []       # 1 MiB: still held
     w.write(b'z')
     assert b''.join(sock.sent) == piece * 4 + b'z' and not w.pending
+
+
+def _reader_pair(linger, pool=None):
+    ours, theirs = socket.socketpair()
+    ours.settimeout(30)
+    r = http_io.Reader(ours, http_io.Writer(ours))
+    r.linger, r.pool = linger, pool
+    return ours, theirs, r
+
+
+def test_has_data_waits_a_while_for_the_next_request():
+    ours, theirs, r = _reader_pair(5.0)
+    try:
+        timer = threading.Timer(0.05, theirs.sendall,
+                                (b'GET / HTTP/1.1\r\n',))
+        t0 = time.monotonic()
+        timer.start()
+        assert r.has_data() is True
+        assert 0.04 <= time.monotonic() - t0 < 4
+        assert r.readline() == b'GET / HTTP/1.1\r\n'
+        assert ours.gettimeout() == 30
+        # nothing comes: False once the linger is over
+        r.linger = 0.05
+        t0 = time.monotonic()
+        assert r.has_data() is False
+        assert time.monotonic() - t0 >= 0.04
+        # the client went away: not data, and no wait for it
+        r.linger = 5.0
+        theirs.close()
+        t0 = time.monotonic()
+        assert r.has_data() is False
+        assert time.monotonic() - t0 < 4
+    finally:
+        timer.join()
+        ours.close()
+        theirs.close()
+
+
+class _Pool:
+    def __init__(self, qsize):
+        self.qsize = qsize
+
+
+def test_has_data_does_not_wait_while_other_requests_queue():
+    ours, theirs, r = _reader_pair(5.0, _Pool(1))
+    try:
+        t0 = time.monotonic()
+        assert r.has_data() is False
+        assert time.monotonic() - t0 < 1
+        r.pool = _Pool(0)
+        theirs.sendall(b'GET / HTTP/1.1\r\n')
+        assert r.has_data() is True
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize('linger', [0.0, 2.0])
+def test_a_prompt_next_request_skips_the_selector(monkeypatch, linger):
+    """With a linger, the thread that answered a keep-alive connection
+    reads its next request itself; without, the connection goes back to
+    cheroot's selector after each response."""
+    from cheroot import connections
+    registered = []
+    real = connections._ThreadsafeSelector.register
+
+    def register(self, fileobj, events, data=None):
+        if isinstance(data, http_io.Connection):
+            registered.append(data)
+        return real(self, fileobj, events, data)
+    monkeypatch.setattr(connections._ThreadsafeSelector, 'register',
+                        register)
+    monkeypatch.setattr(wsgi, 'LINGER', linger)
+    server = wsgi.Server(_app, '127.0.0.1', 0, 4, 64, min_threads=1)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        c = http.client.HTTPConnection('127.0.0.1', server.effective_port,
+                                       timeout=10)
+        for i in range(5):
+            # the next request comes 20 ms after the answer
+            time.sleep(0.02)
+            c.request('GET', '/n%d' % i)
+            r = c.getresponse()
+            assert (r.status, r.read()) == (200, b'you asked for /n%d' % i)
+        c.close()
+    finally:
+        server.close()
+    if linger:
+        # at most once: when the client closes
+        assert len(registered) <= 1
+    else:
+        assert len(registered) >= 4
