@@ -6,6 +6,7 @@ written."""
 import functools
 import http.server
 import os
+import shutil
 import threading
 import time
 import uuid as uuidlib
@@ -292,25 +293,45 @@ def test_ipmi_ipxe_direct_deploy_boots_the_written_image(
 RESCUE_PASSWORD = 'vm-Rescue-2f8c1d'
 
 
+def _write_disk(machine, image_path: str) -> None:
+    """The image's bytes at the start of the machine's (switched off)
+    disk, as an operator's machine holds its running system."""
+    with open(image_path, 'rb') as src, open(machine.disk, 'r+b') as dst:
+        shutil.copyfileobj(src, dst, 4 * image.MIB)
+
+
 @pytest.mark.server_conf(**{'conductor.automated_clean': False})
-def test_rebuild_rescue_and_unrescue_on_the_machine(redfish_bed,
-                                                    image_server):
-    """Nova's rebuild writes the image again with a new config drive;
-    rescue with the ``agent`` rescue interface boots the ramdisk, the
-    agent takes the hashed password and stops, the ramdisk's rescue user
-    is made with it; unrescue boots the instance from its disk again."""
+def test_adopt_rebuild_rescue_and_unrescue_on_the_machine(redfish_bed,
+                                                          image_server):
+    """A machine already running its system is adopted (no deploy: its
+    disk holds the image) and boots it when powered on; Nova's rebuild
+    writes the image again with a config drive; rescue with the
+    ``agent`` rescue interface boots the ramdisk, the agent takes the
+    hashed password and stops, the ramdisk's rescue user is made with
+    it; unrescue boots the instance from its disk again.  (A first
+    deploy with a config drive is test_nova_spawns_and_destroys's; the
+    adoption spares this test one boot of the agent.)"""
     b = redfish_bed
-    uuid = _available(b)
+    uuid = api.enroll_redfish(b)
+    api.provision(b.server, uuid, 'manage')
+    api.wait_state(b.server, uuid, 'manageable', 60)
+    _write_disk(b.machine, os.path.join(b.machine.dir, 'images',
+                                        'disk.raw'))
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/rescue_interface', 'value': 'agent'},
         {'op': 'add', 'path': '/instance_info',
          'value': _instance_info(image_server)}])
-    first, second = str(uuidlib.uuid4()), str(uuidlib.uuid4())
-    api.provision(b.server, uuid, 'active',
-                  configdrive={'meta_data': {'uuid': first}})
-    api.wait_state(b.server, uuid, 'active', 600)
-    b.machine.wait_serial('CONFIGDRIVE-UUID: %s' % first, 120)
-    # rebuild: the disk written again, with the new config drive
+    api.provision(b.server, uuid, 'adopt')
+    n = api.wait_state(b.server, uuid, 'active', 60,
+                       bad=('adopt failed',))
+    assert n['last_error'] is None
+    assert not b.machine.is_on()
+    # powered on through the API, the adopted machine boots its disk
+    api.ok(b.server, 'PUT', '/v1/nodes/%s/states/power' % uuid,
+           {'target': 'power on'})
+    b.machine.wait_serial(image.MARKER, 120)
+    # rebuild: the disk written again, with a config drive
+    second = str(uuidlib.uuid4())
     b.machine.clear_serial()
     api.provision(b.server, uuid, 'rebuild',
                   configdrive={'meta_data': {'uuid': second}})
