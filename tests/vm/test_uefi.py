@@ -1,11 +1,13 @@
 """UEFI on a real (virtual) machine: OVMF firmware, the agent booted by
 Redfish virtual media from the ISO's EFI boot loader (GRUB on the ISO's
 EFI System Partition), then a UEFI whole-disk image deployed and booted
-from the machine's disk.  One machine, three boots (the agent twice, the
-image once): under software emulation each boot costs a minute or so.
-Then the same deploy over IPMI and iPXE: two boots (the agent, the
-image).  After either deploy the firmware boots the image through the
-NVRAM boot entry the agent added (``ironic1``, IPA's label)."""
+from the machine's disk.  One machine, two boots: the agent booted for
+the automated cleaning stays up for the deploy (fast track; a deploy
+that boots the agent under OVMF is test_secure_boot's), then the image
+(under software emulation each boot costs a minute or so).  Then the
+same deploy over IPMI and iPXE: two boots (the agent, the image).
+After either deploy the firmware boots the image through the NVRAM
+boot entry the agent added (``ironic1``, IPA's label)."""
 
 import json
 import os
@@ -15,6 +17,7 @@ import uuid as uuidlib
 
 import pytest
 
+from tests.functional import bmc_server as bs
 from tests.vm import api
 from tests.vm import bed
 from tests.vm import image
@@ -63,7 +66,7 @@ def test_uefi_vmedia_cleans_then_deploys_a_disk_that_boots(
         uefi_redfish_bed, uefi_image):
     b = uefi_redfish_bed
     test_agent_cleaning._put_filesystem(b.machine)
-    uuid = api.enroll_redfish(b)
+    uuid = api.enroll_redfish(b, fast_track=True)
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/properties/capabilities',
          'value': 'boot_mode:uefi'}])
@@ -88,8 +91,15 @@ def test_uefi_vmedia_cleans_then_deploys_a_disk_that_boots(
     assert not test_agent_cleaning._read(
         b.machine.disk, *test_agent_cleaning.EXT4_MAGIC)
     assert api.vmedia(b.bmc)['Inserted'] is False
+    # fast track: the agent stays up and heartbeats in available
+    n = api.wait_for(b.server, uuid, lambda n: n[
+        'driver_internal_info'].get('agent_url'), 180,
+        'the agent\'s heartbeat after the cleaning')
+    assert n['power_state'] == 'power on', n['power_state']
 
-    # deploy the UEFI whole-disk image; the machine boots it from disk
+    # deploy the UEFI whole-disk image by the running agent; the machine
+    # boots it from disk
+    b.machine.clear_serial()
     instance = str(uuidlib.uuid4())
     api.ok(b.server, 'PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'add', 'path': '/instance_info', 'value': {
@@ -111,6 +121,9 @@ def test_uefi_vmedia_cleans_then_deploys_a_disk_that_boots(
     assert GRUB_MENU not in console
     assert api.vmedia(b.bmc)['Inserted'] is False
     assert _boot_mode(b) == 'UEFI'
+    # the deploy never waited for a ramdisk to come up (its deploy step)
+    waited = bs.steps_waited_in(b.server, uuid, request=api.http)
+    assert 'deploy' not in waited and 'write_image' in waited, waited
     print('UEFI: cleaning %.0f s, deploy until the disk booted %.0f s'
           % (cleaned, deployed))
 

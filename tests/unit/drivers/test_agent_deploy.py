@@ -2,8 +2,11 @@
 cleaning through the agent's commands, the ramdisk deploy; against a
 stand-in for ironic-python-agent's API (tests/agent_double.py)."""
 
+import types
+
 import pytest
 
+from baremetal.drivers.modules.agent import deploy as agent_deploy
 from tests import agent_double
 from tests import harness
 
@@ -504,3 +507,44 @@ def test_an_agent_slow_to_answer_a_poll_locks_nobody_out(api, agent):
     status, body, _ = api.request('GET', '/v1/nodes/%s/traits' % uuid,
                                   version='1.37')
     assert body['traits'] == ['CUSTOM_STILL_MINE']
+
+
+class _Boot:
+    def __init__(self, calls):
+        self.calls = calls
+
+    def clean_up_ramdisk(self, task):
+        self.calls.append('clean_up_ramdisk')
+
+
+def _ending_task(fast_track: bool, provision_state='cleaning'):
+    calls = []
+    node = types.SimpleNamespace(
+        uuid='n1', provision_state=provision_state, disable_power_off=False,
+        driver_info={'fast_track': fast_track},
+        driver_internal_info={'agent_secret_token': 't',
+                              'agent_url': 'http://a:9999'})
+    conf = types.SimpleNamespace(deploy=types.SimpleNamespace(
+        fast_track=False, fast_track_timeout=300))
+    return types.SimpleNamespace(
+        node=node, driver=types.SimpleNamespace(boot=_Boot(calls)),
+        conductor=types.SimpleNamespace(conf=conf),
+        power_action=lambda state: calls.append(state)), calls
+
+
+def test_end_of_an_agent_boot_with_fast_track_keeps_it_but_ejects():
+    """As Ironic's tear-down: the node stays on with its agent and token,
+    what booted the ramdisk (virtual media, iPXE files) is cleaned up."""
+    task, calls = _ending_task(True)
+    agent_deploy.end_agent_boot(task)
+    assert calls == ['clean_up_ramdisk']
+    assert task.node.driver_internal_info['agent_secret_token'] == 't'
+
+
+@pytest.mark.parametrize('fast_track, state', [(False, 'cleaning'),
+                                               (True, 'clean failed')])
+def test_end_of_an_agent_boot_otherwise_shuts_it_down(fast_track, state):
+    task, calls = _ending_task(fast_track, state)
+    agent_deploy.end_agent_boot(task)
+    assert calls == ['power off', 'clean_up_ramdisk']
+    assert 'agent_secret_token' not in task.node.driver_internal_info

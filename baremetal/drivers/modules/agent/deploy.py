@@ -13,8 +13,9 @@ hardware managers:
   booting, or the agent command of the current step;
 * ``tear_down_cleaning`` powers the node off, ejects the media and
   forgets the agent (token, URL); with fast track
-  (``common/fast_track.py``) the agent keeps running instead, and the
-  next cleaning or deployment uses it without a boot.
+  (``common/fast_track.py``) the agent keeps running instead (the media
+  is ejected all the same), and the next cleaning or deployment uses it
+  without a boot.
 
 ``ramdisk`` boots an operator-supplied ramdisk and calls the node active
 once its agent heartbeats.  ``direct`` (whole-disk images written by the
@@ -138,19 +139,22 @@ def shut_down_agent(task) -> None:
     agent_tokens.wipe(node)
 
 
-def keep_agent(task) -> bool:
+def end_agent_boot(task) -> None:
     """At the end of an operation that booted the agent (cleaning,
-    in-band inspection): True when, with fast track, the node stays on
-    with its agent and token for the next operation (the caller then
-    does not shut the agent down).  Not after an aborted cleaning (the
-    node is in ``clean failed`` by then): the agent may still be running
-    the step, and only powering the node off stops it."""
-    if not fast_track.enabled(task) or \
-            task.node.provision_state == states.CLEANFAIL:
-        return False
-    LOG.info('Node %s: fast track: the agent keeps running',
-             task.node.uuid)
-    return True
+    in-band inspection): with fast track the node stays on with its
+    agent and token for the next operation, and only what booted the
+    ramdisk is cleaned up (virtual media ejected, iPXE files withdrawn:
+    the agent runs from memory), as Ironic does; otherwise the agent is
+    shut down.  Not after an aborted cleaning (the node is in ``clean
+    failed`` by then): the agent may still be running the step, and
+    only powering the node off stops it."""
+    if fast_track.enabled(task) and \
+            task.node.provision_state != states.CLEANFAIL:
+        LOG.info('Node %s: fast track: the agent keeps running',
+                 task.node.uuid)
+        task.driver.boot.clean_up_ramdisk(task)
+    else:
+        shut_down_agent(task)
 
 
 def use_running_agent(task) -> bool:
@@ -310,8 +314,7 @@ class AgentBase(base.DeployInterface):
         return states.CLEANWAIT
 
     def tear_down_cleaning(self, task):
-        if not keep_agent(task):
-            self.shut_down_agent(task)
+        end_agent_boot(task)
 
     def get_clean_steps(self, task):
         return self._with_agent_steps(task, 'clean')

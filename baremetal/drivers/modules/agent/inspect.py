@@ -66,5 +66,4 @@ class AgentInspect(base.InspectInterface):
                 LOG.info('Node %s: port %s PXE %s (the machine booted '
                          'from %s)', node.uuid, mac,
                          'enabled' if pxe else 'disabled', booted)
-        if not agent_deploy.keep_agent(task):
-            agent_deploy.shut_down_agent(task)
+        agent_deploy.end_agent_boot(task)
