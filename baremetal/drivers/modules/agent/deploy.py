@@ -139,22 +139,23 @@ def shut_down_agent(task) -> None:
     agent_tokens.wipe(node)
 
 
-def end_agent_boot(task) -> None:
+def end_agent_boot(task, shut_down=shut_down_agent) -> None:
     """At the end of an operation that booted the agent (cleaning,
     in-band inspection): with fast track the node stays on with its
     agent and token for the next operation, and only what booted the
     ramdisk is cleaned up (virtual media ejected, iPXE files withdrawn:
     the agent runs from memory), as Ironic does; otherwise the agent is
-    shut down.  Not after an aborted cleaning (the node is in ``clean
-    failed`` by then): the agent may still be running the step, and
-    only powering the node off stops it."""
+    shut down (``shut_down``: a deploy interface's own way).  Not after
+    an aborted cleaning (the node is in ``clean failed`` by then): the
+    agent may still be running the step, and only powering the node off
+    stops it."""
     if fast_track.enabled(task) and \
             task.node.provision_state != states.CLEANFAIL:
         LOG.info('Node %s: fast track: the agent keeps running',
                  task.node.uuid)
         task.driver.boot.clean_up_ramdisk(task)
     else:
-        shut_down_agent(task)
+        shut_down(task)
 
 
 def use_running_agent(task) -> bool:
@@ -314,7 +315,7 @@ class AgentBase(base.DeployInterface):
         return states.CLEANWAIT
 
     def tear_down_cleaning(self, task):
-        end_agent_boot(task)
+        end_agent_boot(task, self.shut_down_agent)
 
     def get_clean_steps(self, task):
         return self._with_agent_steps(task, 'clean')
