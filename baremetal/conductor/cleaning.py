@@ -103,13 +103,15 @@ def start(task, manual_steps: list[dict] | None = None,
         _done(task)
         return
     try:
-        plan = _plan(task, manual_steps)
+        # steps asked for are checked before anything boots; the plan of
+        # an automated cleaning is made once, after preparing (an agent
+        # already running, fast track, may report its steps meanwhile)
+        plan = _plan(task, manual_steps) if manual_steps is not None \
+            else None
         task.driver.power.validate(task)
         task.driver.deploy.validate(task)
         prep = task.driver.deploy.prepare_cleaning(task)
-        if prep != states.CLEANWAIT:
-            # nothing boots; an agent already running (fast track) may
-            # have reported its steps while preparing
+        if prep != states.CLEANWAIT or plan is None:
             plan = _plan(task, manual_steps)
     except Exception as e:
         _fail(task, 'Failed to prepare cleaning of node %s: %s'

@@ -177,6 +177,25 @@ def test_patching_automated_clean_to_null_hands_it_back_to_the_option(
         h.close()
 
 
+def test_automated_cleaning_plans_its_steps_once(api, monkeypatch):
+    """The plan of an automated cleaning that boots nothing is made once
+    (after preparing), not once before and again after."""
+    from baremetal.conductor import steps as steps_mod
+    made = []
+    real = steps_mod.driver_steps
+
+    def counted(task, kind, known_only=False):
+        if kind == 'clean' and not known_only:
+            made.append(task.node.uuid)
+        return real(task, kind, known_only)
+
+    n = _manageable(api)
+    monkeypatch.setattr(steps_mod, 'driver_steps', counted)
+    api.provision(n['uuid'], 'provide')
+    api.wait_for(n['uuid'], 'available')
+    assert made == [n['uuid']]
+
+
 def test_failing_step_cleanfail_maintenance_power_untouched(api):
     n = _manageable(api, driver_info={
         'fake_fail_steps': ['deploy.erase_devices']})
