@@ -2,6 +2,7 @@
 
 import pytest
 
+from baremetal.conductor import steps as steps_mod
 from baremetal.db import nodes as db_nodes
 from baremetal.db import rows as db_rows
 from tests import harness
@@ -180,7 +181,6 @@ def test_patching_automated_clean_to_null_hands_it_back_to_the_option(
 def test_automated_cleaning_plans_its_steps_once(api, monkeypatch):
     """The plan of an automated cleaning that boots nothing is made once
     (after preparing), not once before and again after."""
-    from baremetal.conductor import steps as steps_mod
     made = []
     real = steps_mod.driver_steps
 
