@@ -74,25 +74,21 @@ def install(accounts: Accounts) -> None:
     class Cursor(sqlite3.Cursor):
         _sql = None
 
-        def execute(self, sql, *args):
+        def _run(self, run, sql, args):
             if not accounts.on:
-                return super().execute(sql, *args)
+                return run(sql, *args)
             self._sql = sql
             t = clock()
             try:
-                return super().execute(sql, *args)
+                return run(sql, *args)
             finally:
                 accounts.add(sql, clock() - t)
 
+        def execute(self, sql, *args):
+            return self._run(super().execute, sql, args)
+
         def executemany(self, sql, *args):
-            if not accounts.on:
-                return super().executemany(sql, *args)
-            self._sql = sql
-            t = clock()
-            try:
-                return super().executemany(sql, *args)
-            finally:
-                accounts.add(sql, clock() - t)
+            return self._run(super().executemany, sql, args)
 
         def _fetch(self, fetch, *args):
             if not accounts.on or self._sql is None:
