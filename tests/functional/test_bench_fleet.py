@@ -8,7 +8,8 @@ cleaning, deployment, a short steady state beside the 10 left manageable
 conductor serves them), and undeployment on baremetal-api and one
 baremetal-conductor over RabbitMQ and PostgreSQL; once as it is, once
 with fast track (the agent booted for the inspection stays up for the
-cleaning and the deployment).  Nothing fails,
+cleaning and the deployment, its parked nodes copies of one made in
+the database, ``--parked-by-copy``).  Nothing fails,
 nothing is stuck, every node reaches every phase's state, and the
 doubles saw what the protocols say they should.  No timing is
 asserted: the figures are printed."""
@@ -40,7 +41,9 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     out = tmp_path / 'fleet.json'
     run = subprocess.run(
         [sys.executable, TOOL, '--nodes', str(NODES), '--conductors', '1',
-         *(['--fast-track'] if fast_track else []),
+         # the fast-track run makes its parked nodes as copies of one
+         # (--parked-by-copy); the other enrolls each through the API
+         *(['--fast-track', '--parked-by-copy'] if fast_track else []),
          '--ipmi-nodes', str(IPMI), '--ipmi-drop', str(IPMI_DROP),
          '--lifecycle-nodes', str(LIFECYCLE), '--list-nodes', str(LISTED),
          '--db-url', db_url, '--transport-url', rabbit,
@@ -70,6 +73,9 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
         'nodes': LIFECYCLE, 'ports': 2 * LIFECYCLE}
     assert result['listed_nodes'] == LISTED
     assert result['phases']['enroll_parked']['nodes'] == LISTED - NODES
+    if fast_track:
+        assert result['phases']['enroll_parked']['copied'] == \
+            LISTED - NODES - 1
     # every BMC request was one the double serves
     assert result['bmc_unserved'] == {}, result['bmc_unserved']
     assert result['bmc_injected_errors'] == 0
