@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)
     thread.start()
-    stopper.event.wait()
+    stopper.wait()
     server.close()
     LOG.info('baremetal-api stopped')
 

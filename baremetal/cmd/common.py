@@ -129,7 +129,16 @@ def start_metrics_listener():
 
 class Stopper:
     """SIGTERM/SIGINT stop the process gracefully; SIGHUP reloads
-    mutable configuration."""
+    mutable configuration.
+
+    Python runs a signal's handler in the main thread, and only when
+    that thread runs Python code.  The kernel delivers a signal sent to
+    the process to any of its threads; when another thread takes it,
+    a main thread blocked in ``Event.wait()`` never wakes to run the
+    handler.  ``wait`` therefore wakes every ``poll`` seconds.
+    """
+
+    poll = 1.0
 
     def __init__(self, on_reload=None) -> None:
         self.event = threading.Event()
@@ -138,6 +147,11 @@ class Stopper:
         signal.signal(signal.SIGINT, self._stop)
         if hasattr(signal, 'SIGHUP'):
             signal.signal(signal.SIGHUP, self._reload)
+
+    def wait(self) -> None:
+        """Return once a stop signal has been handled."""
+        while not self.event.wait(self.poll):
+            pass
 
     def _stop(self, signum, frame) -> None:
         LOG.info('Signal %s received: stopping', signum)

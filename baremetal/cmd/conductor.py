@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     LOG.info('Conductor %s serving RPC', conductor.host)
     common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
-    stopper.event.wait()
+    stopper.wait()
     server.stop()
     conductor.stop()
     server.wait()

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     stopper = common.Stopper(on_reload=conductor.reload)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)
     thread.start()
-    stopper.event.wait()
+    stopper.wait()
     server.close()
     conductor.stop()
     LOG.info('baremetal-server stopped')
