@@ -1,5 +1,6 @@
 """What every baremetal process does at start: config, logging, db."""
 
+import faulthandler
 import gc
 import os
 import signal
@@ -129,7 +130,8 @@ def start_metrics_listener():
 
 class Stopper:
     """SIGTERM/SIGINT stop the process gracefully; SIGHUP reloads
-    mutable configuration.
+    mutable configuration; SIGUSR2 writes every thread's stack to
+    standard error.
 
     Python runs a signal's handler in the main thread, and only when
     that thread runs Python code.  The kernel delivers a signal sent to
@@ -147,6 +149,11 @@ class Stopper:
         signal.signal(signal.SIGINT, self._stop)
         if hasattr(signal, 'SIGHUP'):
             signal.signal(signal.SIGHUP, self._reload)
+        if hasattr(signal, 'SIGUSR2'):
+            # every thread's stack to standard error, written by the
+            # interpreter's C handler: it works in a process whose
+            # Python code is stuck too (a hang's first question)
+            faulthandler.register(signal.SIGUSR2, all_threads=True)
 
     def wait(self) -> None:
         """Return once a stop signal has been handled."""

@@ -143,6 +143,10 @@ class Service:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            if self.command.startswith('baremetal-'):
+                # where it was stuck, in the log the failure shows
+                self.proc.send_signal(signal.SIGUSR2)
+                time.sleep(1)
             self.proc.kill()
             return self.proc.wait(10)
 

@@ -1,5 +1,6 @@
 """SIGTERM stops gracefully (work finished or handed back, locks
-released); SIGHUP reloads mutable configuration."""
+released); SIGHUP reloads mutable configuration; SIGUSR2 writes every
+thread's stack to standard error."""
 
 import json
 import signal
@@ -66,3 +67,25 @@ def test_sighup_reloads_mutable_options(tmp_path):
         assert svc.proc.poll() is None
     finally:
         assert svc.stop() == 0
+
+
+def test_sigusr2_writes_every_threads_stack_and_goes_on(tmp_path):
+    conf = processes.base_conf(tmp_path)
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port()).start()
+    try:
+        svc.proc.send_signal(signal.SIGUSR2)
+        deadline = time.monotonic() + 20
+        while 'Current thread' not in svc.log(tail=None) and \
+                'Thread 0x' not in svc.log(tail=None):
+            assert time.monotonic() < deadline, svc.log()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        log = svc.log(tail=None)
+        # the main thread waiting for a stop signal, and the others
+        assert 'in wait\n' in log and 'baremetal/cmd/common.py' in log, log
+        assert log.count('Thread 0x') + log.count('Current thread') > 3
+        _call(svc, 'GET', '/v1/nodes')
+        assert svc.proc.poll() is None
+    finally:
+        assert svc.stop() == 0, svc.log()

@@ -1,5 +1,6 @@
 """The stop signal is handled whichever thread the kernel gives it to."""
 
+import faulthandler
 import signal
 import threading
 import time
@@ -19,6 +20,7 @@ def stopper(monkeypatch):
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
+        faulthandler.unregister(signal.SIGUSR2)
 
 
 def _signal_from_a_thread(sig):
