@@ -153,7 +153,12 @@ class Stopper:
             # every thread's stack to standard error, written by the
             # interpreter's C handler: it works in a process whose
             # Python code is stuck too (a hang's first question)
-            faulthandler.register(signal.SIGUSR2, all_threads=True)
+            try:
+                faulthandler.register(signal.SIGUSR2, all_threads=True)
+            except (RuntimeError, ValueError, OSError, AttributeError) as e:
+                # no usable standard error (closed, detached)
+                LOG.warning('SIGUSR2 will not show the threads\' '
+                            'stacks: %s', e)
 
     def wait(self) -> None:
         """Return once a stop signal has been handled."""
