@@ -115,6 +115,12 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     assert 0 <= steady['nova_list_gc_p50_seconds'] <= \
         steady['nova_list_p50_seconds'], steady
     assert set(steady['cpu_percent']) == {'api', 'cond-0'}
+    # the API's read-ahead counts, from its /metrics (the lists here
+    # are one page: nothing read ahead)
+    ahead = steady['list_read_ahead_pages']
+    assert set(ahead) == {'read', 'used', 'stale', 'unused', 'failed'}, \
+        steady
+    assert ahead['read'] >= ahead['used'] + ahead['stale'] >= 0, steady
     # the IPMI nodes were read too, a Get Chassis Status each (no Get
     # Device ID before it)
     assert steady['ipmi_power_reads_per_node_per_minute'] > 0
