@@ -74,16 +74,25 @@ def test_sigusr2_writes_every_threads_stack_and_goes_on(tmp_path):
     svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
                             port=processes.free_port()).start()
     try:
-        svc.proc.send_signal(signal.SIGUSR2)
+        # The API answers before the main thread has reached the
+        # Stopper's wait (it may still be in Thread.start()): ask again
+        # until a dump shows it there.
         deadline = time.monotonic() + 20
-        while 'Current thread' not in svc.log(tail=None) and \
-                'Thread 0x' not in svc.log(tail=None):
-            assert time.monotonic() < deadline, svc.log()
-            time.sleep(0.1)
-        time.sleep(0.5)
-        log = svc.log(tail=None)
+        dumps = 0
+        log = ''
+        while 'baremetal/cmd/common.py' not in log:
+            assert time.monotonic() < deadline, log
+            svc.proc.send_signal(signal.SIGUSR2)
+            dumps += 1
+            # every dump ends the main thread's stack with the command
+            while log.count('bin/baremetal-server"') < dumps:
+                assert time.monotonic() < deadline, log
+                time.sleep(0.1)
+                log = svc.log(tail=None)
+            time.sleep(0.2)
+            log = svc.log(tail=None)
         # the main thread waiting for a stop signal, and the others
-        assert 'in wait\n' in log and 'baremetal/cmd/common.py' in log, log
+        assert 'in wait\n' in log, log
         assert log.count('Thread 0x') + log.count('Current thread') > 3
         _call(svc, 'GET', '/v1/nodes')
         assert svc.proc.poll() is None
