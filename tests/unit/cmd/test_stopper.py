@@ -50,4 +50,3 @@ def test_sigterm_taken_by_another_thread_stops_the_wait(stopper):
     finally:
         timer.cancel()
     assert not rescued
-
