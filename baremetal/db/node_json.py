@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from baremetal.common import states
 from baremetal.db import engine
 from baremetal.db import nodes as db_nodes
+from baremetal.db import prepared
 
 N = db_nodes.NODES
 
@@ -184,8 +185,9 @@ def node_text(written: list[str], *, hide_available: bool,
             values.append('nodes.uuid')
             segments.append('')
         segments[-1] += text
-    return [N.c.id, N.c.uuid, _formatted(sql, segments, values)
-            .label('_node')] + [N.c[column] for column in also]
+    return prepared.TextColumns(
+        [N.c.id, N.c.uuid, _formatted(sql, segments, values)
+         .label('_node')] + [N.c[column] for column in also])
 
 
 # values per printf call (the format is one more) or arguments per concat

@@ -20,9 +20,10 @@ On PostgreSQL the statements built once are also prepared on the server
 (``PREPARE`` once per connection, then ``EXECUTE``): the server parses
 and plans them once instead of at every execution.  So are the last
 ``PAGE_SHAPES`` list pages' statements told apart by their SQL (a page
-and the next differ only in their parameters; planning a page of nodes
-written as JSON took 0.8-1.2 ms, as long as running it); a shape that
-falls out of them is deallocated on each connection at its next use.
+and the next differ only in their parameters); a shape that falls out
+of them is deallocated on each connection at its next use.  Not the
+pages that write each node's JSON (``TextColumns``): they run faster as
+text.
 """
 
 import collections
@@ -120,6 +121,28 @@ def _prepared_on(dbapi_conn) -> set[str]:
         return names
 
 
+# the execution option of a page statement that PostgreSQL runs as text
+TEXT_ONLY = 'baremetal_text_only'
+
+
+class TextColumns(list):
+    """The columns of a page statement that runs as text on PostgreSQL,
+    never PREPAREd on the server (``rows.query`` marks its statement
+    ``TEXT_ONLY``): the pages whose statement writes each node's JSON
+    (db/node_json.py).  Prepared, with its texts cast so that the server
+    can type them, Nova's list of 100,000 nodes took PostgreSQL 0.27-0.28
+    s of CPU against 0.22-0.26 s as text, with custom plans too (lists
+    alternating on one machine); and as ``concat()``'s arguments are of
+    any type, an uncast one made the server refuse to PREPARE it at all
+    (an error in its log for every shape)."""
+
+    __slots__ = ()
+
+
+def _text_only(stmt) -> bool:
+    return bool(stmt.get_execution_options().get(TEXT_ONLY))
+
+
 class Prepared:
     __slots__ = ('stmt', 'sql', 'binds', 'positional', 'keys', 'convert',
                  'server', 'compiled')
@@ -180,7 +203,8 @@ class Prepared:
         self.server: _ServerSide | None = None
         if dialect.name == 'postgresql':
             if page:
-                self.server = _page_statement(self.sql)
+                if not _text_only(stmt):
+                    self.server = _page_statement(self.sql)
             elif server_side:
                 try:
                     self.server = _ServerSide(self.sql)
@@ -371,7 +395,8 @@ def page_shape(stmt, dialect, raw: frozenset,
 def _on_server_now(p: Prepared, dialect) -> Prepared:
     """``p`` with the server's statement of its SQL now (one dropped
     from _PAGES since is prepared again under a new name)."""
-    if p.server is not None or dialect.name == 'postgresql':
+    if (p.server is not None or dialect.name == 'postgresql') and \
+            not _text_only(p.stmt):
         p.server = _page_statement(p.sql)
     return p
 

@@ -363,6 +363,8 @@ def _page(table: sa.Table, filters: Iterable, columns, limit: int | None,
         order.append(table.c.id.asc() if sort_dir == 'asc'
                      else table.c.id.desc())
     stmt = sa.select(*(select or _cols(table, columns))).where(*filters)
+    if isinstance(select, prepared.TextColumns):
+        stmt = stmt.execution_options(**{prepared.TEXT_ONLY: True})
     if marker is not None:
         mval, mid = marker.get(sort_key), marker['id']
         after = (lambda c, v: c > v) if sort_dir == 'asc' else \

@@ -252,6 +252,42 @@ def test_postgresql_prepares_list_pages_and_drops_old_shapes(
         api.close()
 
 
+def test_node_json_pages_run_as_text_on_postgresql(tmp_path, monkeypatch):
+    """The pages whose statement writes each node's JSON (Nova's field
+    list, the detail list) run as text on PostgreSQL: never offered to
+    PREPARE (as ``concat()`` takes any type, the server refused them,
+    with an error in its log for each shape), the next page read ahead
+    as before, and the same nodes."""
+    api = harness.Harness(
+        tmp_path, db_url=services.db_url('postgresql', schema=True))
+    offered = []
+    real = prepared._page_statement
+    monkeypatch.setattr(prepared, '_page_statement',
+                        lambda sql: offered.append(sql) or real(sql))
+    try:
+        uuids = sorted(api.create_node(name='j%d' % i,
+                                       properties={'cpus': i})['uuid']
+                       for i in range(5))
+        for path in ('/v1/nodes?fields=uuid,properties,traits&limit=2',
+                     '/v1/nodes/detail?limit=2'):
+            seen = []
+            while path:
+                status, body, _ = api.request('GET', path)
+                assert status == 200, body
+                seen += [n['uuid'] for n in body['nodes']]
+                nxt = body.get('next')
+                path = nxt[nxt.index('/v1/'):] if nxt else None
+            assert sorted(seen) == uuids, path
+        assert offered == [], offered
+        assert not [sql for sql in prepared._PAGES if 'concat(' in sql]
+        # plain pages still are
+        assert len(db_rows.query(NODES, columns=('id', 'name'), limit=2,
+                                 marker={'id': 0})) == 2
+        assert offered
+    finally:
+        api.close()
+
+
 def test_pages_as_tuples(any_db_api):
     """A page asked for as tuples holds the same values, in the order
     selected, prepared or not (MariaDB: through SQLAlchemy)."""
