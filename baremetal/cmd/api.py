@@ -1,6 +1,7 @@
 """baremetal-api: the REST API of a scale-out deployment (oslo.messaging
 to baremetal-conductor processes)."""
 
+import sys
 import threading
 
 from oslo_log import log
@@ -19,8 +20,17 @@ def main(argv: list[str] | None = None) -> None:
     common.setup_database(auto_upgrade=False)
     rpc = rpcapi.ConductorAPI(conf)
     app = api_app.setup_app(conf, rpc)
-    server = wsgi.make_server(app, conf, default_threads=64,
-                             min_threads=1, waiting=rpc.waiting)
+    try:
+        server = wsgi.make_server(app, conf, default_threads=64,
+                                 min_threads=1, waiting=rpc.waiting)
+    except wsgi.CannotListen as e:
+        failed = e
+    else:
+        failed = None
+    if failed is not None:
+        # (outside the except block: the log line is the message alone)
+        LOG.error('Cannot start: %s', failed)
+        sys.exit(1)
     common.settle_gc()
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

@@ -35,8 +35,18 @@ def main(argv: list[str] | None = None) -> None:
     conductor.start()
     app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
                                                       local=conductor))
-    server = wsgi.make_server(app, conf, default_threads=16,
-                             min_threads=1)
+    try:
+        server = wsgi.make_server(app, conf, default_threads=16,
+                                 min_threads=1)
+    except wsgi.CannotListen as e:
+        failed = e
+    else:
+        failed = None
+    if failed is not None:
+        # (outside the except block: the log line is the message alone)
+        conductor.stop()
+        LOG.error('Cannot start: %s', failed)
+        sys.exit(1)
     common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

@@ -217,18 +217,30 @@ def _reachable(host: str) -> str:
     return host
 
 
+class CannotListen(Exception):
+    """The API's address cannot be bound (in use, not this host's)."""
+
+
 def make_server(app, conf, default_threads: int, min_threads: int,
                 grow_after: float = GROW_TICK,
                 waiting: Callable[[], int] | None = None) -> Server:
+    """The API's server, listening; CannotListen if it cannot."""
     from baremetal.api import event_feed
     api = conf.api
     threads = api.api_workers or default_threads
     # a stream of the change feed holds a thread while it is open
     event_feed.configure(conf, threads)
-    server = Server(app, api.host_ip, api.port, threads,
-                    api.connection_limit, min_threads=min_threads,
-                    grow_after=grow_after, waiting=waiting,
-                    held=event_feed.held)
+    try:
+        server = Server(app, api.host_ip, api.port, threads,
+                        api.connection_limit, min_threads=min_threads,
+                        grow_after=grow_after, waiting=waiting,
+                        held=event_feed.held)
+    except OSError as e:
+        # cheroot's: "No socket could be created -- ((host, port): why)"
+        why = str(e).removeprefix('No socket could be created -- ')
+        raise CannotListen('cannot listen on %s port %d ([api]host_ip, '
+                           '[api]port): %s' % (api.host_ip, api.port,
+                                               why)) from None
     LOG.info('API listening on http://%s:%s/', api.host_ip,
              server.effective_port)
     return server
