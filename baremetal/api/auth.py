@@ -24,6 +24,7 @@ from oslo_log import log
 
 from baremetal.api import errors
 from baremetal.api import routing
+from baremetal.common import exception
 
 LOG = log.getLogger(__name__)
 
@@ -83,8 +84,9 @@ class HTTPBasic:
                         continue
                     users[user] = hashed.encode()
         except OSError as e:
-            raise RuntimeError('Cannot read http_basic_auth_user_file %s: '
-                               '%s' % (self.user_file, e)) from None
+            raise exception.ConfigInvalid(
+                error_msg='cannot read [DEFAULT]http_basic_auth_user_file '
+                '%s: %s' % (self.user_file, e.strerror or e)) from None
         return users
 
     def _check(self, header: str) -> str | None:

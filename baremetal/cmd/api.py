@@ -1,7 +1,6 @@
 """baremetal-api: the REST API of a scale-out deployment (oslo.messaging
 to baremetal-conductor processes)."""
 
-import sys
 import threading
 
 from oslo_log import log
@@ -14,23 +13,15 @@ from baremetal.conductor import rpcapi
 LOG = log.getLogger(__name__)
 
 
+@common.entrypoint
 def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-api')
     conf = common.CONF
     common.setup_database(auto_upgrade=False)
     rpc = rpcapi.ConductorAPI(conf)
     app = api_app.setup_app(conf, rpc)
-    try:
-        server = wsgi.make_server(app, conf, default_threads=64,
-                                 min_threads=1, waiting=rpc.waiting)
-    except wsgi.CannotListen as e:
-        failed = e
-    else:
-        failed = None
-    if failed is not None:
-        # (outside the except block: the log line is the message alone)
-        LOG.error('Cannot start: %s', failed)
-        sys.exit(1)
+    server = wsgi.make_server(app, conf, default_threads=64,
+                             min_threads=1, waiting=rpc.waiting)
     common.settle_gc()
     stopper = common.Stopper(on_reload=rpc.rings.reset)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

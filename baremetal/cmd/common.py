@@ -1,8 +1,16 @@
-"""What every baremetal process does at start: config, logging, db."""
+"""What every baremetal process does at start: config, logging, db.
+
+A start-up that fails for a reason of the configuration or the
+environment (an option's value, a database that cannot be reached, a
+state directory that cannot be made, an address already in use) ends
+the process with one line, ``Cannot start: ...``, and exit status 1
+(``entrypoint``), not a traceback."""
 
 import faulthandler
+import functools
 import gc
 import os
+import re
 import signal
 import sys
 import threading
@@ -49,6 +57,69 @@ def settle_gc() -> None:
     gc.freeze()
 
 
+class CannotStart(Exception):
+    """The configuration or the environment keeps the process from
+    starting (not a bug): ``entrypoint`` says why in one line."""
+
+
+def entrypoint(main):
+    """A console script's ``main``: CannotStart, or an invalid
+    configuration a component finds as it starts, ends it with one line,
+    ``Cannot start: ...``, and exit status 1."""
+    from baremetal.common import exception
+
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> None:
+        try:
+            return main(argv)
+        except (CannotStart, exception.ConfigInvalid,
+                db_engine.Unusable) as e:
+            failed = e
+        # outside the except block: the line is the message alone (before
+        # logging is set up it goes to stderr)
+        LOG.error('Cannot start: %s', failed)
+        sys.exit(1)
+    return run
+
+
+def _invalid_options(conf) -> list[str]:
+    """Every option whose configured value is not valid, as
+    ``[group]name (where): why``; oslo.config would otherwise raise
+    when the option is first read, perhaps much later."""
+    bad = []
+    # values that are not valid; not RequiredOptError: a library's
+    # required option may belong to a mode that is not in use
+    invalid = (cfg.ConfigSourceValueError, cfg.TemplateSubstitutionError)
+
+    def check(group: str, section, name: str) -> None:
+        try:
+            section[name]
+        except invalid as e:
+            # oslo.config's: "Value for option N from LocationInfo(...,
+            # detail='FILE') is not valid: WHY"
+            text = str(e)
+            why = text.split(' is not valid: ', 1)[-1]
+            where = re.search(r"detail='([^']*)'", text)
+            bad.append('[%s]%s%s: %s' % (
+                group, name, ' in %s' % where.group(1) if where else '',
+                why))
+        except cfg.Error:
+            pass
+
+    for name in list(conf):
+        try:
+            value = conf[name]
+        except invalid:
+            check('DEFAULT', conf, name)
+            continue
+        except cfg.Error:
+            continue
+        if isinstance(value, cfg.ConfigOpts.GroupAttr):
+            for opt in list(value):
+                check(name, value, opt)
+    return bad
+
+
 def parse_args(argv: list[str] | None, prog: str) -> None:
     _fewer_malloc_arenas()
     warnings.filterwarnings('ignore', module='futurist')
@@ -58,6 +129,9 @@ def parse_args(argv: list[str] | None, prog: str) -> None:
         'pyghmi=WARNING', 'sushy=WARNING'])
     CONF(argv if argv is not None else sys.argv[1:], project='baremetal',
          prog=prog)
+    bad = _invalid_options(CONF)
+    if bad:
+        raise CannotStart('invalid configuration: %s' % '; '.join(bad))
     log.setup(CONF, 'baremetal')
     # agent tokens ride in the query of every URL the conductor asks the
     # agent; nothing logged, ours or a library's, may show one
@@ -72,27 +146,31 @@ def database_url(create_dir: bool = True) -> str:
         return url
     state = os.path.expanduser(CONF.state_path)
     if create_dir:
-        os.makedirs(state, exist_ok=True)
+        try:
+            os.makedirs(state, exist_ok=True)
+        except OSError as e:
+            raise CannotStart('cannot make [DEFAULT]state_path %s: %s'
+                              % (state, e.strerror or e)) from None
     return 'sqlite:///%s' % os.path.join(state, 'baremetal.sqlite')
 
 
 def setup_database(auto_upgrade: bool) -> None:
     url = database_url()
-    engine = db_engine.configure(url,
-                                 CONF.database.sqlite_synchronous_normal,
-                                 CONF.database.max_pool_size or
-                                 database_conf.MAX_POOL_SIZE)
-    if auto_upgrade:
-        if not migration.is_current(engine) and \
-                not migration.create_schema(engine):
-            migration.upgrade(engine)
-    else:
+    with db_engine.first_use(url):
+        engine = db_engine.configure(
+            url, CONF.database.sqlite_synchronous_normal,
+            CONF.database.max_pool_size or database_conf.MAX_POOL_SIZE)
+        if auto_upgrade:
+            if not migration.is_current(engine) and \
+                    not migration.create_schema(engine):
+                migration.upgrade(engine)
+            return
         head = migration.version(engine)
-        if head is None:
-            LOG.error('The database at %s has no schema: run '
-                      '"baremetal-dbsync --config-file ... upgrade" first',
-                      db_engine.safe_url(url))
-            sys.exit(2)
+    if head is None:
+        LOG.error('The database at %s has no schema: run '
+                  '"baremetal-dbsync --config-file ... upgrade" first',
+                  db_engine.safe_url(url))
+        sys.exit(2)
 
 
 def load_conductor(conf):
@@ -104,8 +182,7 @@ def load_conductor(conf):
         return service.Conductor(conf)
     except (exception.StepConflict, exception.DriverLoadError,
             exception.ConfigInvalid) as e:
-        LOG.error('Cannot start: %s', e)
-        sys.exit(1)
+        raise CannotStart(str(e)) from None
 
 
 def start_metrics_listener():
@@ -120,10 +197,9 @@ def start_metrics_listener():
     try:
         listener = metrics.start_listener(host, port)
     except OSError as e:
-        LOG.error('Cannot serve metrics on %s port %d ([metrics]'
-                  'conductor_listen_host, conductor_listen_port): %s',
-                  host, port, e)
-        sys.exit(1)
+        raise CannotStart('cannot serve metrics on %s port %d ([metrics]'
+                          'conductor_listen_host, conductor_listen_port): '
+                          '%s' % (host, port, e)) from None
     LOG.info('Metrics served on http://%s:%d/metrics', host, port)
     return listener
 

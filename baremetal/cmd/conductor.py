@@ -9,6 +9,7 @@ from baremetal.common import rpc
 LOG = log.getLogger(__name__)
 
 
+@common.entrypoint
 def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-conductor')
     conf = common.CONF

@@ -17,19 +17,18 @@ def _add_commands(subparsers):
                           help='Create the schema in an empty database.')
 
 
+@common.entrypoint
 def main(argv: list[str] | None = None) -> None:
     common.CONF.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Commands', handler=_add_commands))
     common.parse_args(argv, 'baremetal-dbsync')
-    engine = db_engine.configure(common.database_url())
+    url = common.database_url()
     cmd = common.CONF.command.name
-    if cmd == 'upgrade':
-        migration.upgrade(engine, common.CONF.command.revision)
-        print(migration.version(engine))
-    elif cmd == 'version':
-        print(migration.version(engine))
-    elif cmd == 'create_schema':
-        if not migration.create_schema(engine):
+    with db_engine.first_use(url):
+        engine = db_engine.configure(url)
+        if cmd == 'upgrade':
+            migration.upgrade(engine, common.CONF.command.revision)
+        elif cmd == 'create_schema' and not migration.create_schema(engine):
             print('create_schema needs an empty database; use "upgrade" '
                   'for an existing one', file=sys.stderr)
             sys.exit(1)

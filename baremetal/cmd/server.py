@@ -27,6 +27,7 @@ from baremetal.conductor import rpcapi  # noqa: E402
 LOG = log.getLogger(__name__)
 
 
+@common.entrypoint
 def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-server')
     conf = common.CONF
@@ -38,15 +39,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         server = wsgi.make_server(app, conf, default_threads=16,
                                  min_threads=1)
-    except wsgi.CannotListen as e:
-        failed = e
-    else:
-        failed = None
-    if failed is not None:
-        # (outside the except block: the log line is the message alone)
-        conductor.stop()
-        LOG.error('Cannot start: %s', failed)
-        sys.exit(1)
+    except wsgi.CannotListen:
+        conductor.stop()    # registered by now: offline again
+        raise
     common.settle_gc()
     stopper = common.Stopper(on_reload=conductor.reload)
     thread = threading.Thread(target=server.run, name='wsgi', daemon=True)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from cheroot import wsgi as cheroot_wsgi
 from oslo_log import log
 
+from baremetal.cmd import common
 from baremetal.cmd import http_io
 
 LOG = log.getLogger(__name__)
@@ -217,7 +218,7 @@ def _reachable(host: str) -> str:
     return host
 
 
-class CannotListen(Exception):
+class CannotListen(common.CannotStart):
     """The API's address cannot be bound (in use, not this host's)."""
 
 

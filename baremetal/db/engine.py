@@ -128,6 +128,26 @@ def configure(url: str, synchronous_normal: bool = True,
     return engine
 
 
+class Unusable(Exception):
+    """The database cannot be used at all (``first_use``)."""
+
+
+@contextlib.contextmanager
+def first_use(url: str) -> Iterator[None]:
+    """A process's first statements on the database at ``url``: one it
+    cannot use at all (a server that cannot be reached, credentials
+    refused, a file that cannot be opened) is Unusable, with the
+    driver's reason in one line."""
+    try:
+        yield
+    except (sa.exc.OperationalError, sa.exc.InterfaceError,
+            db_exc.DBConnectionError, db_exc.DBNonExistentDatabase) as e:
+        reason = str(getattr(e, 'orig', None) or e).strip()
+        raise Unusable('the database at %s cannot be used: %s' % (
+            safe_url(url), reason.splitlines()[0] if reason
+            else type(e).__name__)) from None
+
+
 def safe_url(url: str) -> str:
     """``url`` as a log may show it: without its password."""
     try:

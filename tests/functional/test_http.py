@@ -1,14 +1,11 @@
 """The HTTP front end of baremetal-server: persistent connections survive
-every kind of answer, many concurrent clients are all served, a
-request body over the limit is refused with 413, and an address it
-cannot listen on stops it with a clear error."""
+every kind of answer, many concurrent clients are all served, and a
+request body over the limit is refused with 413."""
 
 import http.client
 import json
 import socket
 import threading
-
-import pytest
 
 H = {'X-OpenStack-Ironic-API-Version': '1.61',
      'Content-Type': 'application/json'}
@@ -93,61 +90,3 @@ def test_body_over_the_limit_is_413(server):
                 break
             answer += chunk
     assert answer.startswith(b'HTTP/1.1 413'), answer[:200]
-
-
-@pytest.mark.parametrize('command', ['baremetal-server', 'baremetal-api'])
-def test_an_address_in_use_stops_the_api_with_a_clear_error(tmp_path,
-                                                             command):
-    """A port another process holds: the process says so in one line and
-    exits 1 (no traceback); baremetal-server's conductor, registered by
-    then, is offline again."""
-    from tests.functional import cluster
-    from tests.functional import processes
-    conf = processes.base_conf(tmp_path)
-    if command == 'baremetal-api':
-        # its own database, with the schema; the broker is never reached
-        conf['DEFAULT'].update(rpc_transport='oslo',
-                               transport_url='rabbit://u:p@127.0.0.1:9/')
-        conf['database']['connection'] = 'sqlite:///%s' % (
-            tmp_path / 'baremetal.sqlite')
-        cluster.dbsync(tmp_path, conf)
-    held = socket.socket()
-    held.bind(('127.0.0.1', 0))
-    held.listen(1)
-    port = held.getsockname()[1]
-    try:
-        svc = processes.Service(command, tmp_path, 'api', conf, port=port)
-        svc.start(wait=False)
-        assert svc.proc.wait(60) == 1, svc.log()
-    finally:
-        held.close()
-    log = svc.log()
-    assert ('Cannot start: cannot listen on 127.0.0.1 port %d ([api]'
-            'host_ip, [api]port): ' % port) in log, log
-    assert 'Address already in use' in log, log
-    assert 'Traceback' not in log and 'CRITICAL' not in log, log
-    assert 'CannotListen' not in log, log
-    if command == 'baremetal-server':
-        import sqlite3
-        db = sqlite3.connect(str(tmp_path / 'baremetal.sqlite'))
-        try:
-            assert [online for online, in db.execute(
-                'SELECT online FROM conductors')] == [0]
-        finally:
-            db.close()
-
-
-def test_an_address_not_of_this_host_stops_the_server(tmp_path):
-    """[api]host_ip that no interface of this host has (TEST-NET-1,
-    bound to, never sent to): the same one line and exit status 1."""
-    from tests.functional import processes
-    conf = processes.base_conf(tmp_path, api={'host_ip': '192.0.2.1'})
-    svc = processes.Service('baremetal-server', tmp_path, 'api', conf,
-                            port=processes.free_port())
-    svc.start(wait=False)
-    assert svc.proc.wait(60) == 1, svc.log()
-    log = svc.log()
-    assert ('Cannot start: cannot listen on 192.0.2.1 port %d ([api]'
-            'host_ip, [api]port): ' % svc.port) in log, log
-    assert 'Cannot assign requested address' in log, log
-    assert 'Traceback' not in log, log

@@ -213,7 +213,7 @@ def test_the_listener_serves_the_registry():
             busy.server_close()
 
 
-def test_the_conductor_listener_follows_its_options(caplog):
+def test_the_conductor_listener_follows_its_options():
     from baremetal.cmd import common
     from tests import harness
     harness.configure()
@@ -223,10 +223,10 @@ def test_the_conductor_listener_follows_its_options(caplog):
         try:
             harness.CONF.set_override('conductor_listen_port',
                                       busy.server_address[1], 'metrics')
-            with pytest.raises(SystemExit):
+            with pytest.raises(common.CannotStart) as e:
                 common.start_metrics_listener()
             assert 'conductor_listen_host, conductor_listen_port' in \
-                caplog.text
+                str(e.value)
         finally:
             busy.shutdown()
             busy.server_close()
