@@ -84,8 +84,8 @@ def entrypoint(main):
 
 def _invalid_options(conf) -> list[str]:
     """Every option whose configured value is not valid, as
-    ``[group]name (where): why``; oslo.config would otherwise raise
-    when the option is first read, perhaps much later."""
+    ``[group]name in FILE: why``; oslo.config would otherwise raise
+    only when the option is first read, perhaps much later."""
     bad = []
     # values that are not valid; not RequiredOptError: a library's
     # required option may belong to a mode that is not in use

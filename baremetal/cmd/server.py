@@ -22,6 +22,7 @@ from oslo_log import log  # noqa: E402
 from baremetal.api import app as api_app  # noqa: E402
 from baremetal.cmd import common  # noqa: E402
 from baremetal.cmd import wsgi  # noqa: E402
+from baremetal.common import exception  # noqa: E402
 from baremetal.conductor import rpcapi  # noqa: E402
 
 LOG = log.getLogger(__name__)
@@ -34,12 +35,12 @@ def main(argv: list[str] | None = None) -> None:
     common.setup_database(auto_upgrade=True)
     conductor = common.load_conductor(conf)
     conductor.start()
-    app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
-                                                      local=conductor))
     try:
+        app = api_app.setup_app(conf, rpcapi.ConductorAPI(conf,
+                                                          local=conductor))
         server = wsgi.make_server(app, conf, default_threads=16,
                                  min_threads=1)
-    except wsgi.CannotListen:
+    except (common.CannotStart, exception.ConfigInvalid):
         conductor.stop()    # registered by now: offline again
         raise
     common.settle_gc()

@@ -45,6 +45,17 @@ def _line(log: str) -> str:
     return lines[0].split('Cannot start: ', 1)[1]
 
 
+def _conductor_offline(tmp_path) -> None:
+    """baremetal-server's conductor, registered before the API started,
+    is offline again."""
+    db = sqlite3.connect(str(tmp_path / 'baremetal.sqlite'))
+    try:
+        assert [online for online, in db.execute(
+            'SELECT online FROM conductors')] == [0]
+    finally:
+        db.close()
+
+
 def test_option_values_that_are_not_valid(tmp_path):
     """Every option whose value is not valid is named, with its file,
     before anything starts (oslo.config would only say so when the
@@ -105,12 +116,12 @@ def test_a_user_file_that_cannot_be_read(tmp_path):
     assert line == ('Invalid configuration: cannot read [DEFAULT]'
                     'http_basic_auth_user_file %s/no: No such file or '
                     'directory' % tmp_path), line
+    _conductor_offline(tmp_path)
 
 
 @pytest.mark.parametrize('command', ['baremetal-server', 'baremetal-api'])
 def test_an_address_in_use(tmp_path, command):
-    """A port another process holds; baremetal-server's conductor,
-    registered by then, is offline again."""
+    """A port another process holds."""
     conf = processes.base_conf(tmp_path)
     if command == 'baremetal-api':
         # its own database, with the schema; the broker is never reached
@@ -131,12 +142,7 @@ def test_an_address_in_use(tmp_path, command):
                     "[api]port): (('127.0.0.1', %d): [Errno 98] Address "
                     "already in use)" % (port, port)), line
     if command == 'baremetal-server':
-        db = sqlite3.connect(str(tmp_path / 'baremetal.sqlite'))
-        try:
-            assert [online for online, in db.execute(
-                'SELECT online FROM conductors')] == [0]
-        finally:
-            db.close()
+        _conductor_offline(tmp_path)
 
 
 def test_an_address_not_of_this_host(tmp_path):
