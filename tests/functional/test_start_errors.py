@@ -33,7 +33,10 @@ def _fails(command: str, tmp_path, conf: dict, port: int | None = None,
         log = out.stdout + out.stderr
     else:
         svc.start(wait=False)
-        assert svc.proc.wait(60) == status, svc.log()
+        try:
+            assert svc.proc.wait(60) == status, svc.log()
+        finally:
+            svc.stop()      # (by its PID) if it is still running
         log = svc.log()
     assert 'Traceback' not in log and 'CRITICAL' not in log, log
     return log
