@@ -66,6 +66,7 @@ def test_option_values_that_are_not_valid(tmp_path):
     conf = processes.base_conf(tmp_path, api={'max_limit': '-5'},
                                conductor={'workers_pool_size': 'many'})
     conf['DEFAULT']['auth_strategy'] = 'bogus'
+    conf['DEFAULT']['use_stderr'] = 'maybe'       # oslo.log's
     svc_conf = '%s/baremetal-server/bm.conf' % tmp_path
     line = _line(_fails('baremetal-server', tmp_path, conf,
                         port=processes.free_port()))
@@ -76,7 +77,8 @@ def test_option_values_that_are_not_valid(tmp_path):
             '[api]max_limit in %s: Should be greater than or equal to 1'
             % svc_conf,
             "[conductor]workers_pool_size in %s: invalid literal for "
-            "int() with base 10: 'many'" % svc_conf):
+            "int() with base 10: 'many'" % svc_conf,
+            "[DEFAULT]use_stderr in %s: " % svc_conf):
         assert part in line, (part, line)
 
 
