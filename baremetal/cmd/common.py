@@ -120,6 +120,34 @@ def _invalid_options(conf) -> list[str]:
     return bad
 
 
+def _invalid_in_files() -> list[str]:
+    """What ``_invalid_options`` finds in the configuration files as they
+    are now, read into a ConfigOpts of their own: a reload checks them
+    before the running configuration takes any of their values."""
+    probe = cfg.ConfigOpts()
+    baremetal_conf.register_all(probe)
+    log.register_options(probe)
+    args = []
+    for path in CONF.config_file or ():
+        args += ['--config-file', path]
+    for path in CONF.config_dir or ():
+        args += ['--config-dir', path]
+    try:
+        probe(args, project='baremetal', default_config_files=[],
+              default_config_dirs=[])
+    except cfg.Error as e:
+        return [str(e)]         # a file that does not parse
+    except SystemExit:
+        # argparse refuses the file's value of a command-line option
+        # (--debug), saying which on standard error, and exits
+        return ['a command-line option\'s value in a file (standard '
+                'error says which)']
+    try:
+        return _invalid_options(probe)
+    finally:
+        probe.clear()
+
+
 def parse_args(argv: list[str] | None, prog: str) -> None:
     _fewer_malloc_arenas()
     warnings.filterwarnings('ignore', module='futurist')
@@ -247,6 +275,14 @@ class Stopper:
 
     def _reload(self, signum, frame) -> None:
         LOG.info('SIGHUP received: reloading mutable configuration')
+        bad = _invalid_in_files()
+        if bad:
+            # oslo.config would take a mutable option's invalid value,
+            # and every later read of the option would raise
+            LOG.error('Configuration reload refused, the running '
+                      'configuration is kept: invalid configuration: %s',
+                      '; '.join(bad))
+            return
         try:
             CONF.mutate_config_files()
         except cfg.Error as e:

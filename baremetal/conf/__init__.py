@@ -19,8 +19,15 @@ from baremetal.conf import sensor_data
 from baremetal.conf import service_user
 
 CONF = cfg.CONF
+_MODULES = (default, agent, api, conductor, database, deploy, events,
+            glance, inspection_rules, ipmi, metrics, pxe, redfish,
+            sensor_data, service_user)
 
-for _mod in (default, agent, api, conductor, database, deploy, events,
-             glance, inspection_rules, ipmi, metrics, pxe, redfish,
-             sensor_data, service_user):
-    _mod.register_opts(CONF)
+
+def register_all(conf: cfg.ConfigOpts) -> None:
+    """Every option of baremetal, on ``conf``."""
+    for mod in _MODULES:
+        mod.register_opts(conf)
+
+
+register_all(CONF)

@@ -1,8 +1,10 @@
 """SIGTERM stops gracefully (work finished or handed back, locks
-released); SIGHUP reloads mutable configuration; SIGUSR2 writes every
+released); SIGHUP reloads mutable configuration (not files holding a
+value that is not valid); SIGUSR2 writes every
 thread's stack to standard error."""
 
 import json
+import re
 import signal
 import sqlite3
 import time
@@ -65,6 +67,57 @@ def test_sighup_reloads_mutable_options(tmp_path):
         # still serving, now with debug logging
         _call(svc, 'GET', '/v1/nodes')
         assert svc.proc.poll() is None
+    finally:
+        assert svc.stop() == 0
+
+
+def test_sighup_with_an_invalid_value_keeps_the_running_configuration(
+        tmp_path):
+    """A reload whose files hold a value that is not valid is refused,
+    saying which; the running configuration is kept (oslo.config would
+    take a mutable option's invalid value, and every later read of it
+    would raise), and a later valid reload applies."""
+    conf = processes.base_conf(
+        tmp_path, conductor={'max_conductor_wait_step_seconds': 40})
+    svc = processes.Service('baremetal-server', tmp_path, 'server', conf,
+                            port=processes.free_port()).start()
+    option = 'max_conductor_wait_step_seconds'
+
+    def reload_with(value: str, expect: str) -> None:
+        with open(svc.conf_file) as f:
+            text = f.read()
+        with open(svc.conf_file, 'w') as f:
+            f.write(re.sub(r'%s = \S+' % option, '%s = %s' % (option, value),
+                           text))
+        svc.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while expect not in svc.log(tail=None):
+            assert time.monotonic() < deadline, svc.log()
+            time.sleep(0.1)
+
+    try:
+        reload_with('abc', 'Configuration reload refused, the running '
+                    'configuration is kept: invalid configuration: '
+                    '[conductor]%s in %s: invalid literal for int() with '
+                    "base 10: 'abc'" % (option, svc.conf_file))
+        assert 'changed from [40] to [abc]' not in svc.log(tail=None)
+        _call(svc, 'GET', '/v1/nodes')
+        with open(svc.conf_file) as f:
+            good = f.read()
+        with open(svc.conf_file, 'w') as f:
+            f.write(good + '[broken\n')
+        svc.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while 'invalid configuration: Failed to parse %s' % svc.conf_file \
+                not in svc.log(tail=None):
+            assert time.monotonic() < deadline, svc.log()
+            time.sleep(0.1)
+        with open(svc.conf_file, 'w') as f:
+            f.write(good)
+        reload_with('5', 'Option conductor.%s changed from [40] to [5]'
+                    % option)
+        assert svc.proc.poll() is None
+        assert 'Traceback' not in svc.log(tail=None)
     finally:
         assert svc.stop() == 0
 
