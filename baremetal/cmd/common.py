@@ -20,6 +20,7 @@ from oslo_config import cfg
 from oslo_log import log
 
 from baremetal import conf as baremetal_conf
+from baremetal.common import exception
 from baremetal.common import masked_logging
 from baremetal.common import notifications
 from baremetal.conf import database as database_conf
@@ -66,8 +67,6 @@ def entrypoint(main):
     """A console script's ``main``: CannotStart, or an invalid
     configuration a component finds as it starts, ends it with one line,
     ``Cannot start: ...``, and exit status 1."""
-    from baremetal.common import exception
-
     @functools.wraps(main)
     def run(argv: list[str] | None = None) -> None:
         try:
@@ -91,9 +90,10 @@ def _invalid_options(conf) -> list[str]:
     # required option may belong to a mode that is not in use
     invalid = (cfg.ConfigSourceValueError, cfg.TemplateSubstitutionError)
 
-    def check(group: str, section, name: str) -> None:
+    def read(group: str, section, name: str):
+        """The option's value (a group's: its section), else None."""
         try:
-            section[name]
+            return section[name]
         except invalid as e:
             # oslo.config's: "Value for option N from LocationInfo(...,
             # detail='FILE') is not valid: WHY"
@@ -105,18 +105,13 @@ def _invalid_options(conf) -> list[str]:
                 why))
         except cfg.Error:
             pass
+        return None
 
     for name in list(conf):
-        try:
-            value = conf[name]
-        except invalid:
-            check('DEFAULT', conf, name)
-            continue
-        except cfg.Error:
-            continue
+        value = read('DEFAULT', conf, name)
         if isinstance(value, cfg.ConfigOpts.GroupAttr):
             for opt in list(value):
-                check(name, value, opt)
+                read(name, value, opt)
     return bad
 
 
@@ -204,7 +199,6 @@ def setup_database(auto_upgrade: bool) -> None:
 def load_conductor(conf):
     """Build the conductor (drivers loaded, step priorities checked);
     a configuration error stops the process with a clear message."""
-    from baremetal.common import exception
     from baremetal.conductor import service
     try:
         return service.Conductor(conf)
