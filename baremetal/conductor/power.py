@@ -81,23 +81,19 @@ def sync_one(task, failures: dict, max_retries: int,
     sync does so for the other nodes of a BMC that just failed).
 
     The power and the health reads share what the driver read from the
-    BMC (``task.bmc_read_cache``): a Redfish ComputerSystem carries
-    both, one request per node."""
+    BMC (``task.bmc_reads``): a Redfish ComputerSystem carries both, one
+    request per node."""
     node = task.node
-    task.bmc_read_cache = {}
-    try:
-        if error is not None:
-            raise error
-        actual = task.driver.power.get_power_state(task)
-    except Exception as e:
-        task.bmc_read_cache = None
-        _count_failure(task, failures, max_retries, e)
-        return e
-    try:
+    with task.bmc_reads():
+        try:
+            if error is not None:
+                raise error
+            actual = task.driver.power.get_power_state(task)
+        except Exception as e:
+            _count_failure(task, failures, max_retries, e)
+            return e
         failures.pop(node.uuid, None)
         cache_health(task)
-    finally:
-        task.bmc_read_cache = None
     node = task.node
     if actual != node.power_state:
         read_from = node.updated_at

@@ -69,22 +69,26 @@ def adopt(task) -> None:
 
 
 def verify(task) -> None:
-    """enroll -> verifying -> manageable: can we control its power?"""
+    """enroll -> verifying -> manageable: can we control its power?
+    What it reads from the BMC (power, BIOS, firmware, boot mode) is
+    read once (``task.bmc_reads``): a Redfish BMC is asked for the
+    ComputerSystem twice, not once for each."""
     node = task.node
-    try:
-        task.driver.power.validate(task)
-        task.driver.management.validate(task)
-        node.power_state = task.driver.power.get_power_state(task)
-    except Exception as e:
-        node.last_error = ('Failed to get power state for node %s. '
-                           'Error: %s' % (node.uuid, e))
-        LOG.error(node.last_error)
-        task.process_event('fail')
-        return
-    node.last_error = None
-    bios.cache(task)
-    firmware.cache(task)
-    _record_boot_mode(task)
+    with task.bmc_reads():
+        try:
+            task.driver.power.validate(task)
+            task.driver.management.validate(task)
+            node.power_state = task.driver.power.get_power_state(task)
+        except Exception as e:
+            node.last_error = ('Failed to get power state for node %s. '
+                               'Error: %s' % (node.uuid, e))
+            LOG.error(node.last_error)
+            task.process_event('fail')
+            return
+        node.last_error = None
+        bios.cache(task)
+        firmware.cache(task)
+        _record_boot_mode(task)
     task.process_event('done')
 
 

@@ -14,9 +14,10 @@ locked.  Work interrupted that way leaves the node in its last recorded
 state; the takeover pass then resumes or fails it (takeover.py).
 """
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from oslo_log import log
@@ -86,6 +87,22 @@ class TaskManager:
         driver raised.  For drivers and workflows: they never call the
         power interface to change the power themselves."""
         power.act(self, new_state, timeout)
+
+    @contextlib.contextmanager
+    def bmc_reads(self) -> Iterator[None]:
+        """A stretch of reads only: what the driver reads from the BMC
+        inside it is kept (``bmc_read_cache``) and read once, e.g. a
+        Redfish ComputerSystem that the power, health, boot mode, BIOS
+        and firmware reads all look at.  Nothing that changes the
+        machine belongs inside."""
+        if self.bmc_read_cache is not None:
+            yield
+            return
+        self.bmc_read_cache = {}
+        try:
+            yield
+        finally:
+            self.bmc_read_cache = None
 
     # ---- locks ----
     def upgrade_lock(self) -> None:

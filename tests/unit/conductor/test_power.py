@@ -6,6 +6,12 @@ import types
 
 from baremetal.common import states
 from baremetal.conductor import power
+from baremetal.conductor import task_manager
+
+
+class _Task(types.SimpleNamespace):
+    bmc_read_cache = None
+    bmc_reads = task_manager.TaskManager.bmc_reads
 
 
 def _task(actual, mode):
@@ -14,7 +20,7 @@ def _task(actual, mode):
                                  updated_at=None)
     conf = types.SimpleNamespace(conductor=types.SimpleNamespace(
         enable_health_monitoring=False))
-    return types.SimpleNamespace(
+    return _Task(
         node=node, conductor=types.SimpleNamespace(conf=conf),
         upgrade_lock=lambda: None,
         driver=types.SimpleNamespace(
@@ -60,6 +66,14 @@ def test_a_failure_recorded_without_a_read_counts_as_ironic_counts():
 
 def test_a_read_resets_the_failures_and_the_read_cache_is_dropped():
     task = _task(states.POWER_OFF, None)
+    seen = []
+    task.driver.power.get_power_state = \
+        lambda t: seen.append(t.bmc_read_cache) or states.POWER_OFF
     failures = {'n1': 2}
     assert power.sync_one(task, failures, 3) is None
     assert failures == {} and task.bmc_read_cache is None
+    # the read ran with a cache, dropped after a failed read too
+    assert seen == [{}]
+    task.driver.power.get_power_state = lambda t: 1 / 0
+    assert isinstance(power.sync_one(task, failures, 3), ZeroDivisionError)
+    assert failures == {'n1': 1} and task.bmc_read_cache is None

@@ -214,6 +214,33 @@ def test_the_power_and_health_reads_of_a_sync_are_one_get(conf):
         fleet.stop()
 
 
+def test_a_stretch_of_reads_reads_the_system_once(conf):
+    """Verification's reads (task.bmc_reads): sushy's System is read
+    once and shared; the power read takes its fields from it."""
+    from baremetal.drivers.modules.redfish import management
+    from baremetal.drivers.modules.redfish import power
+    fleet = _fleet()
+    try:
+        node = _node(fleet.address('sys-00000'))
+        node.driver_info['redfish_system_id'] = 'sys-00000'
+        task = types.SimpleNamespace(
+            node=node, conductor=types.SimpleNamespace(conf=conf),
+            bmc_read_cache={})
+        pw, mgmt = power.RedfishPower(), management.RedfishManagement()
+        assert mgmt.get_boot_mode(task) == 'uefi'
+        first = len(fleet.gets['sys-00000'])
+        assert (mgmt.get_boot_mode(task), pw.get_power_state(task),
+                mgmt.get_node_health(task)) == ('uefi', 'power off', 'OK')
+        assert len(fleet.gets['sys-00000']) == first
+        # outside it, each read asks again
+        task.bmc_read_cache = None
+        mgmt.get_boot_mode(task)
+        pw.get_power_state(task)
+        assert len(fleet.gets['sys-00000']) == first + 2
+    finally:
+        fleet.stop()
+
+
 def _reads(conf, jobs):
     """Run each (read, node) job in a thread of its own, all at once."""
     import threading

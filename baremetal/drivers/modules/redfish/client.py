@@ -414,18 +414,30 @@ class Interface(driver_info.Interface):
     parse = staticmethod(parse)
 
     def _system(self, task):
-        return get_system(task.node, task.conductor.conf)
+        """The node's sushy System; read once in a stretch of reads
+        (``task.bmc_reads``)."""
+        cache = getattr(task, 'bmc_read_cache', None)
+        if cache is None:
+            return get_system(task.node, task.conductor.conf)
+        system = cache.get('redfish_system')
+        if system is None:
+            system = cache['redfish_system'] = get_system(
+                task.node, task.conductor.conf)
+        return system
 
     def _system_fields(self, task) -> dict:
-        """The system's top-level JSON fields; one read shared by the
-        power and health reads of a power sync."""
+        """The system's top-level JSON fields; read once in a stretch of
+        reads (the power and health reads of a power sync), or taken
+        from the System read there."""
         cache = getattr(task, 'bmc_read_cache', None)
         if cache is None:
             return system_fields(task.node, task.conductor.conf)
         data = cache.get('redfish_system_fields')
         if data is None:
-            data = cache['redfish_system_fields'] = system_fields(
-                task.node, task.conductor.conf)
+            system = cache.get('redfish_system')
+            data = cache['redfish_system_fields'] = (
+                system.json if system is not None else
+                system_fields(task.node, task.conductor.conf))
         return data
 
 
