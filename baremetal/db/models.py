@@ -124,7 +124,9 @@ class Node(Base):
         sa.UniqueConstraint('instance_uuid', name='uniq_nodes0instance_uuid'),
         sa.Index('nodes_provision_state_idx', 'provision_state'),
         sa.Index('nodes_driver_idx', 'driver'),
-        sa.Index('nodes_reservation_idx', 'reservation'),
+        # PostgreSQL: the reserved nodes only (migration 0009)
+        sa.Index('nodes_reservation_idx', 'reservation',
+                 postgresql_where=sa.text('reservation IS NOT NULL')),
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
         sa.Index('nodes_shard_idx', 'shard'),
         sa.Index('nodes_instance_name_idx', 'instance_name'),
