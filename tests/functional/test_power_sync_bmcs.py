@@ -16,22 +16,17 @@ manager does), and the BMCs count what reaches them.
 Rounds are counted from the server's own metrics (the periodic task's
 run count); no duration is asserted."""
 
-import importlib.util
-import os
 import time
 import urllib.request
 
 import pytest
 from prometheus_client import parser
 
+from tests import fleet as test_fleet
 from tests.functional import bmc_server as bs
 from tests.functional import processes
 
-_TOOLS = os.path.join(os.path.dirname(__file__), '..', '..', 'tools')
-_spec = importlib.util.spec_from_file_location(
-    'fleet_doubles', os.path.join(_TOOLS, 'fleet_doubles.py'))
-fleet_doubles = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fleet_doubles)
+fleet_doubles = test_fleet.doubles()
 
 # BMCs: two chassis of five systems, four of one, a slow one of two,
 # an erring chassis of three

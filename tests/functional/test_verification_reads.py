@@ -7,19 +7,14 @@ BMC is the fleet's Redfish double (tools/fleet_doubles.py), which counts
 what reaches it; the power sync is off so that only the verification
 asks."""
 
-import importlib.util
-import os
 
 import pytest
 
+from tests import fleet as test_fleet
 from tests.functional import bmc_server as bs
 from tests.functional import processes
 
-_TOOLS = os.path.join(os.path.dirname(__file__), '..', '..', 'tools')
-_spec = importlib.util.spec_from_file_location(
-    'fleet_doubles', os.path.join(_TOOLS, 'fleet_doubles.py'))
-fleet_doubles = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fleet_doubles)
+fleet_doubles = test_fleet.doubles()
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from oslo_config import cfg
 from baremetal.common import exception
 from baremetal.conf import redfish as redfish_conf
 from baremetal.drivers.modules.redfish import client
+from tests import fleet as test_fleet
 from tests import tls
 from tests.bmc import hostile
 
@@ -165,14 +166,16 @@ def test_on_reset_only_when_the_collection_offers_nothing_else(values,
 
 
 def _fleet(**kw):
-    import importlib.util
-    import os
-    path = os.path.join(os.path.dirname(__file__), '..', '..', '..',
-                        'tools', 'fleet_doubles.py')
-    spec = importlib.util.spec_from_file_location('fleet_doubles', path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.RedfishFleet(kw.pop('systems', 1), **kw)
+    return test_fleet.doubles().RedfishFleet(kw.pop('systems', 1), **kw)
+
+
+def _fleet_task(fleet, conf, cache):
+    """A task on the fleet's first system, ``bmc_read_cache`` ``cache``."""
+    node = _node(fleet.address('sys-00000'))
+    node.driver_info['redfish_system_id'] = 'sys-00000'
+    return types.SimpleNamespace(
+        node=node, conductor=types.SimpleNamespace(conf=conf),
+        bmc_read_cache=cache)
 
 
 def test_a_bmc_answering_server_errors_is_unavailable(conf):
@@ -193,11 +196,7 @@ def test_the_power_and_health_reads_of_a_sync_are_one_get(conf):
     from baremetal.drivers.modules.redfish import power
     fleet = _fleet()
     try:
-        node = _node(fleet.address('sys-00000'))
-        node.driver_info['redfish_system_id'] = 'sys-00000'
-        task = types.SimpleNamespace(
-            node=node, conductor=types.SimpleNamespace(conf=conf),
-            bmc_read_cache=None)
+        task = _fleet_task(fleet, conf, None)
         pw, mgmt = power.RedfishPower(), management.RedfishManagement()
         pw.get_power_state(task)
         before = len(fleet.gets['sys-00000'])
@@ -221,11 +220,7 @@ def test_a_stretch_of_reads_reads_the_system_once(conf):
     from baremetal.drivers.modules.redfish import power
     fleet = _fleet()
     try:
-        node = _node(fleet.address('sys-00000'))
-        node.driver_info['redfish_system_id'] = 'sys-00000'
-        task = types.SimpleNamespace(
-            node=node, conductor=types.SimpleNamespace(conf=conf),
-            bmc_read_cache={})
+        task = _fleet_task(fleet, conf, {})
         pw, mgmt = power.RedfishPower(), management.RedfishManagement()
         assert mgmt.get_boot_mode(task) == 'uefi'
         first = len(fleet.gets['sys-00000'])
