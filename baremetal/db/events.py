@@ -73,19 +73,11 @@ _TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
 _COLUMNS = ('id', 'node_uuid', 'field', 'old', 'new', 'detail',
             'created_at') + CONTEXT
-_INSERTS: dict[int, Any] = {}
-
-
-def _insert(n: int):
-    """INSERT of ``n`` events in one statement, built once per ``n``.
-    (On SQLite an id of NULL takes the rowid after the largest.)"""
-    stmt = _INSERTS.get(n)
-    if stmt is None:
-        stmt = EVENTS.insert().values([
-            {c: sa.bindparam('v%d_%s' % (i, c), type_=EVENTS.c[c].type)
-             for c in _COLUMNS} for i in range(n)])
-        _INSERTS[n] = stmt
-    return stmt
+# one row's INSERT, run with all the rows of a write (an executemany,
+# which SQLAlchemy sends as one statement): SQLAlchemy keeps its compiled
+# form, where an INSERT built with the rows' VALUES (a multi-row
+# ``values()``) has no cache key and was compiled at every write
+_INSERT = EVENTS.insert()
 
 
 _SQLITE_LAST = sa.select(sa.func.max(EVENTS.c.id))
@@ -301,9 +293,7 @@ def write(conn: sa.engine.Connection, rows: list[dict],
             last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
         for i, row in enumerate(rows):
             row['id'] = last - n + 1 + i
-    prepared.run(cache, conn, _insert(len(rows)),
-                 {'v%d_%s' % (i, c): row[c]
-                  for i, row in enumerate(rows) for c in _COLUMNS})
+    conn.execute(_INSERT, [{c: row[c] for c in _COLUMNS} for row in rows])
 
 
 # ---------------------------------------------------------------- reading

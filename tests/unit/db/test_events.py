@@ -167,6 +167,38 @@ def test_steps_and_maintenance_read_the_same_on_every_database(
     assert all(abs((t - db_rows.utcnow()).total_seconds()) < 60 for t in times)
 
 
+def test_a_node_write_compiles_nothing_again(any_db_api):
+    """From its second time on, a node write with its events runs
+    statements SQLAlchemy compiled before (its cache of compiled
+    forms).  The events' INSERT built with the rows' VALUES had no cache
+    key and was compiled at every write: a sixth of the conductor's CPU
+    in a verification on PostgreSQL."""
+    from sqlalchemy.engine import default
+    nid = db_rows.create(NODES, {'driver': 'fake-hardware',
+                                 'provision_state': 'enroll'})['id']
+    seen = []
+
+    def after(conn, stmt, multiparams, params, options, result):
+        seen.append((str(stmt).split('(')[0], result.context.cache_hit))
+    step = {'interface': 'deploy', 'step': 'erase', 'priority': 10}
+    engine = db_engine.engine()
+    for i in range(2):
+        seen.clear()
+        sa.event.listen(engine, 'after_execute', after)
+        try:
+            assert db_rows.update(NODES, nid, {
+                'provision_state': ('cleaning', 'clean wait')[i],
+                'clean_step': dict(step, priority=i)}) == 1
+        finally:
+            sa.event.remove(engine, 'after_execute', after)
+    if any_db_api.db_kind == 'sqlite':
+        assert seen == []       # triggers, and prepared statements
+        return
+    assert any(s.startswith('INSERT INTO node_events') for s, _ in seen)
+    assert [s for s, hit in seen if hit is not default.CACHE_HIT] == []
+    assert events.after(0, 100)[-1]['detail'] == {'step': 'start'}
+
+
 def test_filters_and_project_scope(api):
     def node(**fields):
         return db_rows.create(NODES, dict(driver='fake-hardware', **fields))
