@@ -36,6 +36,26 @@ def cpu_seconds(pid):
     return total
 
 
+def named_cpu_seconds(prefix):
+    """utime + stime of every process whose name starts with ``prefix``
+    and of their children that have exited (the machine's PostgreSQL
+    server: ``postgres``, its backends, those of closed connections
+    too)."""
+    total = 0.0
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                stat = f.read()
+            if stat[stat.index('(') + 1:].startswith(prefix):
+                fields = stat.rsplit(')', 1)[1].split()
+                total += sum(int(v) for v in fields[11:15]) / HZ
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def machine_ticks():
     """(busy, all) clock ticks of every CPU since boot (/proc/stat)."""
     with open('/proc/stat') as f:
