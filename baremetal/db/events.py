@@ -4,11 +4,11 @@ id order, purged by age and count.
 Every change of a tracked node field (``TRACKED``), and every node
 created or deleted, is written as a ``node_events`` row in the same
 transaction as the change itself: a change is never stored without its
-event, nor an event without its change.  On PostgreSQL and MariaDB
-db/ (``rows``, ``reservations``, ``nodes``) calls ``before``,
-``changes`` and ``write`` in the transaction of the node's UPDATE,
-INSERT or DELETE; on SQLite triggers write the same events in the
-statement itself (``SQLITE_TRIGGERS``).
+event, nor an event without its change.  On MariaDB and MySQL db/
+(``rows``, ``reservations``, ``nodes``) calls ``before``, ``changes``
+and ``write`` in the transaction of the node's UPDATE, INSERT or DELETE;
+on SQLite and PostgreSQL triggers write the same events in the
+statement itself (``SQLITE_TRIGGERS``, ``POSTGRESQL_TRIGGERS``).
 
 Ordering, and why a reader never skips an event
 -----------------------------------------------
@@ -25,7 +25,9 @@ its ids back (no holes).  PostgreSQL and MariaDB make a commit visible
 before they release its locks, so when id N is visible, every id below
 N is.  The counter is taken last in the transaction, after the node's
 own statements, so it is held only for the INSERT of the events and the
-COMMIT.  SQLite has one writer at a time anyway (and baremetal
+COMMIT (PostgreSQL's trigger takes it after the node's row too, in a
+statement that is a transaction of its own).  SQLite has one writer at a
+time anyway (and baremetal
 serialises its writes in-process too): there the rowid hands the ids out
 (the largest plus one, in commit order) and the counter row is not used.
 A purge never deletes the newest event, so the largest id only grows and
@@ -190,9 +192,134 @@ SQLITE_TRIGGER_NAMES = tuple(
     t.split()[2] for t in SQLITE_TRIGGERS)
 
 
+# ------------------------------------------------ PostgreSQL: a trigger
+#
+# On PostgreSQL one trigger function writes the same events, in the
+# statement that changes the node: a node write is then one statement
+# in autocommit (prepared on the server) instead of a transaction of
+# five (the node read under its lock, its UPDATE, the counter, the
+# events' INSERT, the COMMIT).  It takes the counter as the Python path
+# does, after the node's row, so ids are still handed out in commit
+# order: every statement that changes a tracked field of a node runs
+# alone in its transaction, so the counter is its last lock (two nodes
+# written in one transaction could deadlock against another writer).
+# Old and new values are compared as stored (texts), as SQLite's
+# triggers do.
+
+def _pg_value(x: str) -> str:
+    return 'to_json(%s)::text' % x
+
+
+def _pg_step(x: str) -> str:
+    # the step without its arguments (which may hold secrets)
+    return ("CASE WHEN jsonb_typeof(%s::jsonb) = 'object' THEN "
+            "(%s::jsonb - 'args')::text ELSE %s END" % (x, x, x))
+
+
+def _pg_has_step(x: str) -> str:
+    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
+
+
+def _pg_function() -> str:
+    def add(field, old, new, detail):
+        return ("f := f || '%s'::text; o := o || (%s); n := n || (%s); "
+                'd := d || (%s);' % (field, old, new, detail))
+    flag = 'to_json(coalesce(%s.maintenance, false))::text'
+    body = [
+        'IF OLD.provision_state IS DISTINCT FROM NEW.provision_state OR '
+        'OLD.target_provision_state IS DISTINCT FROM '
+        'NEW.target_provision_state THEN',
+        add('provision_state', _pg_value('OLD.provision_state'),
+            _pg_value('NEW.provision_state'),
+            "json_build_object('old_target_provision_state', "
+            "OLD.target_provision_state, 'target_provision_state', "
+            'NEW.target_provision_state)::text'),
+        'END IF;',
+        'IF OLD.power_state IS DISTINCT FROM NEW.power_state THEN',
+        add('power_state', _pg_value('OLD.power_state'),
+            _pg_value('NEW.power_state'), 'NULL::text'),
+        'END IF;',
+        'IF coalesce(OLD.maintenance, false) <> '
+        'coalesce(NEW.maintenance, false) OR (coalesce(NEW.maintenance, '
+        'false) AND OLD.maintenance_reason IS DISTINCT FROM '
+        'NEW.maintenance_reason) THEN',
+        add('maintenance', flag % 'OLD', flag % 'NEW',
+            "json_build_object('reason', CASE WHEN NEW.maintenance THEN "
+            'NEW.maintenance_reason END)::text'),
+        'END IF;']
+    for field in ('fault', 'health'):
+        body += ['IF OLD.%s IS DISTINCT FROM NEW.%s THEN' % (field, field),
+                 add(field, _pg_value('OLD.' + field),
+                     _pg_value('NEW.' + field), 'NULL::text'),
+                 'END IF;']
+    for field in ('clean_step', 'deploy_step', 'service_step'):
+        o, n = 'OLD.' + field, 'NEW.' + field
+        body += ['IF %s IS DISTINCT FROM %s THEN' % (o, n),
+                 'IF %s THEN' % _pg_has_step(o),
+                 add(field, _pg_step(o), 'NULL::text',
+                     "'{\"step\": \"end\"}'::text"),
+                 'END IF;',
+                 'IF %s THEN' % _pg_has_step(n),
+                 add(field, 'NULL::text', _pg_step(n),
+                     "'{\"step\": \"start\"}'::text"),
+                 'END IF;',
+                 'END IF;']
+    lifecycle = (
+        "f := ARRAY['node']; o := ARRAY[NULL::text]; "
+        "n := ARRAY[to_json('{what}'::text)::text]; "
+        "d := ARRAY[json_build_object('provision_state', "
+        '{r}.provision_state)::text];')
+    return '\n'.join([
+        'CREATE OR REPLACE FUNCTION %s() RETURNS trigger '
+        'LANGUAGE plpgsql AS $$' % PG_FUNCTION,
+        'DECLARE',
+        "f text[] := '{}'; o text[] := '{}'; n text[] := '{}'; "
+        "d text[] := '{}';",
+        'r record; k integer; base_id bigint;',
+        'BEGIN',
+        "IF TG_OP = 'INSERT' THEN r := NEW; " + lifecycle.format(
+            what='created', r='NEW'),
+        "ELSIF TG_OP = 'DELETE' THEN r := OLD; " + lifecycle.format(
+            what='deleted', r='OLD'),
+        'ELSE r := NEW;', *body, 'END IF;',
+        'k := coalesce(array_length(f, 1), 0);',
+        'IF k = 0 THEN RETURN NULL; END IF;',
+        'UPDATE node_event_counter SET last_id = last_id + k WHERE id = 1 '
+        'RETURNING last_id - k INTO base_id;',
+        'INSERT INTO node_events (id, node_uuid, resource_class, '
+        'conductor_group, owner, lessee, created_at, field, old, new, '
+        'detail) SELECT base_id + i, r.uuid, r.resource_class, '
+        'r.conductor_group, r.owner, r.lessee, '
+        "timezone('UTC', statement_timestamp()), f[i], o[i], n[i], d[i] "
+        'FROM generate_subscripts(f, 1) AS i;',
+        'RETURN NULL;',
+        'END $$'])
+
+
+PG_FUNCTION = 'baremetal_node_events'
+_PG_WATCHED = TRACKED + tuple(_WITH)
+POSTGRESQL_TRIGGERS = (
+    _pg_function(),
+    'CREATE TRIGGER node_events_on_insert AFTER INSERT ON nodes FOR EACH '
+    'ROW EXECUTE FUNCTION %s()' % PG_FUNCTION,
+    'CREATE TRIGGER node_events_on_delete AFTER DELETE ON nodes FOR EACH '
+    'ROW EXECUTE FUNCTION %s()' % PG_FUNCTION,
+    'CREATE TRIGGER node_events_on_update AFTER UPDATE OF %s ON nodes '
+    'FOR EACH ROW WHEN (%s) EXECUTE FUNCTION %s()' % (
+        ', '.join(_PG_WATCHED),
+        ' OR '.join('OLD.%s IS DISTINCT FROM NEW.%s' % (c, c)
+                    for c in _PG_WATCHED), PG_FUNCTION))
+POSTGRESQL_DROP = (
+    'DROP TRIGGER IF EXISTS node_events_on_insert ON nodes',
+    'DROP TRIGGER IF EXISTS node_events_on_delete ON nodes',
+    'DROP TRIGGER IF EXISTS node_events_on_update ON nodes',
+    'DROP FUNCTION IF EXISTS %s()' % PG_FUNCTION)
+
+
 def in_python(dialect_name: str) -> bool:
-    """Whether db/ writes the events (else SQLite's triggers do)."""
-    return dialect_name != 'sqlite'
+    """Whether db/ writes the events (else triggers do: SQLite's and
+    PostgreSQL's)."""
+    return dialect_name not in ('sqlite', 'postgresql')
 
 
 def touches(values: dict) -> bool:

@@ -249,16 +249,11 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     """Delete a node and everything hanging off it at once (``only_
     unreserved``: not while someone holds its lock)."""
     params = {'_node': node_id}
-    if engine.has_autocommit():     # PostgreSQL
-        with engine.writer() as conn:
-            old = events.before(conn, node_id, engine.prepared_cache)
-            gone = len(prepared.run(engine.prepared_cache, conn,
+    if engine.has_autocommit():     # PostgreSQL (a trigger writes the event)
+        with engine.single() as conn:
+            return len(prepared.run(engine.prepared_cache, conn,
                                     _destroy_one(only_unreserved),
                                     params)[0])
-            if gone and old is not None:
-                events.write(conn, events.lifecycle(
-                    old, 'deleted', db_rows.utcnow()), engine.prepared_cache)
-            return gone
     any_, unreserved, *rest = _destroy_stmts()
     try:
         with engine.writer() as conn:

@@ -132,3 +132,35 @@ def test_node_updated_at_keeps_microseconds(engine):
         conn.execute(nodes.insert().values(
             uuid=str(uuid.uuid4()), driver='fake-hardware', updated_at=at))
         assert conn.execute(sa.select(nodes.c.updated_at)).scalar() == at
+
+
+def test_migrated_database_writes_node_events_in_the_database(engine):
+    """0007 (SQLite) and 0010 (PostgreSQL): triggers write a node's
+    change feed events in the statement that changes it, in order; on
+    MariaDB db/events.py writes them from Python (none here)."""
+    migration.upgrade(engine)
+    nodes, ev = models.TABLES['nodes'], models.TABLES['node_events']
+    u = str(uuid.uuid4())
+    with engine.begin() as conn:
+        conn.execute(nodes.insert().values(
+            uuid=u, driver='fake-hardware', provision_state='enroll'))
+    with engine.begin() as conn:
+        conn.execute(nodes.update().where(nodes.c.uuid == u).values(
+            provision_state='verifying',
+            target_provision_state='manageable'))
+        conn.execute(nodes.update().where(nodes.c.uuid == u).values(
+            extra='{}'))                    # no tracked field: no event
+    with engine.begin() as conn:
+        conn.execute(nodes.delete().where(nodes.c.uuid == u))
+    with engine.connect() as conn:
+        got = [(r.id, r.node_uuid, r.field, r.old, r.new, r.detail)
+               for r in conn.execute(sa.select(ev).order_by(ev.c.id))]
+    if engine.dialect.name == 'mysql':
+        assert got == []
+        return
+    assert got == [
+        (1, u, 'node', None, 'created', {'provision_state': 'enroll'}),
+        (2, u, 'provision_state', 'enroll', 'verifying',
+         {'old_target_provision_state': None,
+          'target_provision_state': 'manageable'}),
+        (3, u, 'node', None, 'deleted', {'provision_state': 'verifying'})]
