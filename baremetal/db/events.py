@@ -36,7 +36,7 @@ at the price of a write to ``sqlite_sequence`` with every event: a third
 of what the change feed cost a node write.)
 
 Old values are read in the transaction, under the node's row lock
-(``SELECT ... FOR UPDATE``; SQLite's triggers see them as OLD), so
+(``SELECT ... FOR UPDATE``; the triggers see them as OLD), so
 ``old`` is what was stored, whoever wrote it before.  Writes that change
 no tracked field are untouched: no extra statement.
 """
