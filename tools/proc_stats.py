@@ -6,16 +6,27 @@ import os
 HZ = os.sysconf('SC_CLK_TCK')
 
 
+def _stat(pid):
+    """(name, the fields after it) of /proc/PID/stat; None once gone."""
+    try:
+        with open('/proc/%s/stat' % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    name, rest = stat.split('(', 1)[1].rsplit(')', 1)
+    return name, rest.split()
+
+
+def _pids():
+    return [int(e) for e in os.listdir('/proc') if e.isdigit()]
+
+
 def _tree(pid):
     pids, kids = [pid], {}
-    for entry in os.listdir('/proc'):
-        if entry.isdigit():
-            try:
-                with open('/proc/%s/stat' % entry) as f:
-                    ppid = int(f.read().rsplit(')', 1)[1].split()[1])
-                kids.setdefault(ppid, []).append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
+    for p in _pids():
+        st = _stat(p)
+        if st is not None:
+            kids.setdefault(int(st[1][1]), []).append(p)
     i = 0
     while i < len(pids):
         pids.extend(kids.get(pids[i], []))
@@ -23,17 +34,15 @@ def _tree(pid):
     return pids
 
 
+def _ticks(fields, children=False):
+    """utime + stime (and of the exited children: cutime + cstime)."""
+    return sum(int(v) for v in fields[11:15 if children else 13])
+
+
 def cpu_seconds(pid):
     """utime + stime of ``pid`` and its descendants (all threads)."""
-    total = 0.0
-    for p in _tree(pid):
-        try:
-            with open('/proc/%d/stat' % p) as f:
-                fields = f.read().rsplit(')', 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / HZ
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
+    stats = [_stat(p) for p in _tree(pid)]
+    return sum(_ticks(st[1]) for st in stats if st is not None) / HZ
 
 
 def named_cpu_seconds(prefix):
@@ -41,19 +50,9 @@ def named_cpu_seconds(prefix):
     and of their children that have exited (the machine's PostgreSQL
     server: ``postgres``, its backends, those of closed connections
     too)."""
-    total = 0.0
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % entry) as f:
-                stat = f.read()
-            if stat[stat.index('(') + 1:].startswith(prefix):
-                fields = stat.rsplit(')', 1)[1].split()
-                total += sum(int(v) for v in fields[11:15]) / HZ
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
+    stats = [_stat(p) for p in _pids()]
+    return sum(_ticks(st[1], children=True) for st in stats
+               if st is not None and st[0].startswith(prefix)) / HZ
 
 
 def machine_ticks():

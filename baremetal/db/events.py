@@ -73,12 +73,11 @@ _TAKE = (COUNTER.update().where(COUNTER.c.id == 1)
          .values(last_id=COUNTER.c.last_id + sa.bindparam('_n')))
 _TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
-_COLUMNS = ('id', 'node_uuid', 'field', 'old', 'new', 'detail',
-            'created_at') + CONTEXT
-# one row's INSERT, run with all the rows of a write (an executemany,
-# which SQLAlchemy sends as one statement): SQLAlchemy keeps its compiled
-# form, where an INSERT built with the rows' VALUES (a multi-row
-# ``values()``) has no cache key and was compiled at every write
+# one row's INSERT, run with all the rows of a write (``changes`` and
+# ``lifecycle`` give them the same keys) as an executemany, which
+# SQLAlchemy sends as one statement and compiles once; an INSERT built
+# with the rows' VALUES (a multi-row ``values()``) has no cache key and
+# was compiled at every write
 _INSERT = EVENTS.insert()
 
 
@@ -420,7 +419,7 @@ def write(conn: sa.engine.Connection, rows: list[dict],
             last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
         for i, row in enumerate(rows):
             row['id'] = last - n + 1 + i
-    conn.execute(_INSERT, [{c: row[c] for c in _COLUMNS} for row in rows])
+    conn.execute(_INSERT, rows)
 
 
 # ---------------------------------------------------------------- reading
