@@ -26,7 +26,6 @@ from oslo_db.sqlalchemy import exc_filters
 from oslo_log import log
 
 from baremetal.common import exception
-from baremetal.db import events
 from baremetal.db import prepared
 
 LOG = log.getLogger(__name__)
@@ -38,9 +37,6 @@ _write_lock: Any = contextlib.nullcontext()
 # Statements built once run prepared on SQLite and on PostgreSQL's
 # autocommit connections (see prepared.py):
 prepared_cache: prepared.Cache | None = None
-# whether node events are written by db/ (else by SQLite's triggers:
-# db/events.py)
-events_in_python = True
 
 _DIALECT_CACHES: list[dict] = []
 
@@ -110,17 +106,18 @@ def configure(url: str, synchronous_normal: bool = True,
     elif sqlite:
         _open = _OpenConnections(engine, max_pool_size)
     else:
-        # half the pool stays open with us, and on PostgreSQL the whole
-        # pool again in autocommit (most statements are reads and single
-        # writes); the pool (twice its size) has room for bursts
+        # half the pool stays open with us, and the whole pool again in
+        # autocommit (most statements are reads and single writes: one
+        # round trip each, no COMMIT or ROLLBACK after it); the pool
+        # (twice its size) has room for bursts
         keep = max(1, max_pool_size // 2)
-        if postgresql:
-            _open_auto = _OpenConnections(engine, max_pool_size,
-                                          ping_after=5.0, autocommit=True)
+        _open_auto = _OpenConnections(engine, max_pool_size,
+                                      ping_after=5.0, autocommit=True)
+        # a block in autocommit ends with no ROLLBACK sent (the MySQL
+        # drivers send one whatever the mode: a round trip a statement)
+        engine.dialect.skip_autocommit_rollback = True
         _open = _OpenConnections(engine, keep, ping_after=5.0)
     _engine = engine
-    global events_in_python
-    events_in_python = events.in_python(engine.dialect.name)
     prepared_cache = (prepared.Cache(always=True) if sqlite else
                       prepared.Cache(always=False) if postgresql else None)
     for cache in _DIALECT_CACHES:
@@ -318,8 +315,9 @@ def writer() -> Iterator[sa.engine.Connection]:
 
 @contextlib.contextmanager
 def single() -> Iterator[sa.engine.Connection]:
-    """One write statement, atomic on its own: in autocommit on
-    PostgreSQL (one round trip), a ``writer()`` transaction elsewhere."""
+    """One write statement, atomic on its own: in autocommit on a
+    database server (one round trip), a ``writer()`` transaction on
+    SQLite."""
     if _open_auto is None:
         with writer() as conn:
             yield conn
@@ -330,7 +328,7 @@ def single() -> Iterator[sa.engine.Connection]:
 
 def has_autocommit() -> bool:
     """Whether ``single()`` and ``reader()`` run in autocommit
-    (PostgreSQL): a statement of several writes is one round trip."""
+    (PostgreSQL, MariaDB, MySQL): one statement is one round trip."""
     return _open_auto is not None
 
 

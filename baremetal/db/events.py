@@ -3,12 +3,10 @@ id order, purged by age and count.
 
 Every change of a tracked node field (``TRACKED``), and every node
 created or deleted, is written as a ``node_events`` row in the same
-transaction as the change itself: a change is never stored without its
-event, nor an event without its change.  On MariaDB and MySQL db/
-(``rows``, ``reservations``, ``nodes``) calls ``before``, ``changes``
-and ``write`` in the transaction of the node's UPDATE, INSERT or DELETE;
-on SQLite and PostgreSQL triggers write the same events in the
-statement itself (``SQLITE_TRIGGERS``, ``POSTGRESQL_TRIGGERS``).
+statement as the change itself, by triggers on every database
+(``SQLITE_TRIGGERS``, ``POSTGRESQL_TRIGGERS``, ``MYSQL_TRIGGERS``): a
+change is never stored without its event, nor an event without its
+change, whichever code writes the node.
 
 Ordering, and why a reader never skips an event
 -----------------------------------------------
@@ -23,22 +21,21 @@ next writer waits for the lock and then reads the committed value, so
 ids are handed out in commit order, and a rolled-back transaction gives
 its ids back (no holes).  PostgreSQL and MariaDB make a commit visible
 before they release its locks, so when id N is visible, every id below
-N is.  The counter is taken last in the transaction, after the node's
-own statements, so it is held only for the INSERT of the events and the
-COMMIT (PostgreSQL's trigger takes it after the node's row too, in a
-statement that is a transaction of its own).  SQLite has one writer at a
-time anyway (and baremetal
-serialises its writes in-process too): there the rowid hands the ids out
-(the largest plus one, in commit order) and the counter row is not used.
-A purge never deletes the newest event, so the largest id only grows and
-no id is handed out twice.  (``AUTOINCREMENT`` would guarantee that too,
-at the price of a write to ``sqlite_sequence`` with every event: a third
-of what the change feed cost a node write.)
+N is.  The triggers take the counter after the node's row, and a
+transaction that changes a tracked field of a node writes nothing after
+that statement (db/ keeps it so: two nodes written in one transaction
+could deadlock against another writer), so the counter is held only
+for the trigger's INSERT and the COMMIT.  SQLite has one writer at a
+time anyway (and baremetal serialises its writes in-process too): there
+the rowid hands the ids out (the largest plus one, in commit order) and
+the counter row is not used.  A purge never deletes the newest event, so
+the largest id only grows and no id is handed out twice.
+(``AUTOINCREMENT`` would guarantee that too, at the price of a write to
+``sqlite_sequence`` with every event: a third of what the change feed
+cost a node write.)
 
-Old values are read in the transaction, under the node's row lock
-(``SELECT ... FOR UPDATE``; the triggers see them as OLD), so
-``old`` is what was stored, whoever wrote it before.  Writes that change
-no tracked field are untouched: no extra statement.
+Old values are the triggers' OLD row: what was stored, whoever wrote it
+before.  Values compare as stored (texts).
 """
 
 import datetime
@@ -47,7 +44,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from baremetal.db import models
-from baremetal.db import prepared
 
 EVENTS = models.TABLES['node_events']
 COUNTER = models.TABLES['node_event_counter']
@@ -56,31 +52,14 @@ NODES = models.TABLES['nodes']
 # node fields whose changes are events
 TRACKED = ('provision_state', 'power_state', 'maintenance', 'fault',
            'health', 'clean_step', 'deploy_step', 'service_step')
-STEP_FIELDS = frozenset(('clean_step', 'deploy_step', 'service_step'))
 # what an event also says (filters and policy)
 CONTEXT = ('resource_class', 'conductor_group', 'owner', 'lessee')
 # a change of these alone is one of its field's event
 _WITH = {'target_provision_state': 'provision_state',
          'maintenance_reason': 'maintenance'}
-_WATCHED = frozenset(TRACKED) | frozenset(_WITH)
 FIELDS = TRACKED + ('node',)
 
-_BEFORE = sa.select(
-    *[NODES.c[c] for c in ('uuid',) + TRACKED + tuple(_WITH) + CONTEXT]
-).where(NODES.c.id == sa.bindparam('_node')).with_for_update()
-
-_TAKE = (COUNTER.update().where(COUNTER.c.id == 1)
-         .values(last_id=COUNTER.c.last_id + sa.bindparam('_n')))
-_TAKE_RETURNING = _TAKE.returning(COUNTER.c.last_id)
 _LAST = sa.select(COUNTER.c.last_id).where(COUNTER.c.id == 1)
-# one row's INSERT, run with all the rows of a write (``changes`` and
-# ``lifecycle`` give them the same keys) as an executemany, which
-# SQLAlchemy sends as one statement and compiles once; an INSERT built
-# with the rows' VALUES (a multi-row ``values()``) has no cache key and
-# was compiled at every write
-_INSERT = EVENTS.insert()
-
-
 _SQLITE_LAST = sa.select(sa.func.max(EVENTS.c.id))
 
 
@@ -89,8 +68,8 @@ _SQLITE_LAST = sa.select(sa.func.max(EVENTS.c.id))
 # On SQLite (the embedded server) the same events are written by
 # triggers, inside SQLite, in the statement that changes the node: no
 # statement more from Python and no Python work on the write path.  They
-# say the same as ``changes`` and ``lifecycle`` (a unit test runs both
-# on every database).  A later migration that rebuilds ``nodes`` on
+# say the same as PostgreSQL's and MySQL's (a unit test reads them on
+# every database).  A later migration that rebuilds ``nodes`` on
 # SQLite (alembic's batch mode copies the table) must create them again.
 
 _NOW = "strftime('%Y-%m-%d %H:%M:%f', 'now') || '000'"
@@ -158,8 +137,8 @@ def _on_update() -> list[str]:
                  'json_quote(NEW.%s)' % field, 'NULL')]))
     for field in ('clean_step', 'deploy_step', 'service_step'):
         o, n = 'OLD.' + field, 'NEW.' + field
-        # a step changes with its stored text (as ``changes`` compares
-        # the values); its JSON is read only for the event's value
+        # a step changes with its stored text; its JSON is read only for
+        # the event's value
         triggers.append(_trigger(
             field, (field,), '%s IS NOT %s' % (o, n),
             [ins(field, _step_json(o), 'NULL',
@@ -168,7 +147,7 @@ def _on_update() -> list[str]:
                  "json_object('step', 'start')", _has_step(n))]))
     # SQLite fires the triggers of one statement newest first: created
     # in reverse, a write's events come in TRACKED's order, as the
-    # Python path writes them
+    # other databases' triggers write them
     return triggers[::-1]
 
 
@@ -197,11 +176,11 @@ SQLITE_TRIGGER_NAMES = tuple(
 # statement that changes the node: a node write is then one statement
 # in autocommit (prepared on the server) instead of a transaction of
 # five (the node read under its lock, its UPDATE, the counter, the
-# events' INSERT, the COMMIT).  It takes the counter as the Python path
-# does, after the node's row, so ids are still handed out in commit
-# order: every statement that changes a tracked field of a node runs
-# alone in its transaction, so the counter is its last lock (two nodes
-# written in one transaction could deadlock against another writer).
+# events' INSERT, the COMMIT).  It takes the counter after the node's
+# row, so ids are handed out in commit order: every statement that
+# changes a tracked field of a node runs alone in its transaction, so
+# the counter is its last lock (two nodes written in one transaction
+# could deadlock against another writer).
 # Old and new values are compared as stored (texts), as SQLite's
 # triggers do.
 
@@ -315,117 +294,125 @@ POSTGRESQL_DROP = (
     'DROP FUNCTION IF EXISTS %s()' % PG_FUNCTION)
 
 
-def in_python(dialect_name: str) -> bool:
-    """Whether db/ writes the events (else triggers do: SQLite's and
-    PostgreSQL's)."""
-    return dialect_name not in ('sqlite', 'postgresql')
+# ------------------------------------------ MariaDB and MySQL: triggers
+#
+# On MariaDB and MySQL triggers write the same events too, in the
+# statement that changes the node: a node write is the statement and its
+# commit, as any other write (no read of the node under its lock, no
+# counter or events' statements from Python).  MySQL has no UPDATE OF
+# nor a trigger's WHEN: the UPDATE trigger runs at every node UPDATE and
+# compares the fields first (a lock's UPDATE pays for eleven
+# comparisons).  Texts compare as bytes, as the other databases compare
+# them (a TEXT column's collation would take "Erase" for "erase").  Ids
+# come from the counter, taken after the node's row as on PostgreSQL: a
+# transaction that writes a tracked field of a node writes nothing after
+# it but its commit (db/ keeps it so), so the counter is its last lock.
+
+def _my_changed(field: str) -> str:
+    return f'NOT (CAST(OLD.{field} AS BINARY) <=> CAST(NEW.{field} AS BINARY))'
 
 
-def touches(values: dict) -> bool:
-    """Whether writing ``values`` to a node may change a tracked field
-    (the writer then reads the node first, in its transaction)."""
-    return not _WATCHED.isdisjoint(values)
+def _my_has_step(x: str) -> str:
+    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
 
 
-def before(conn: sa.engine.Connection, node_id: int,
-           cache: prepared.Cache | None = None) -> dict | None:
-    """The node's tracked fields and context, locked until the end of
-    the transaction (on SQLite the write lock is held already)."""
-    rows, _ = prepared.run(cache, conn, _BEFORE, {'_node': node_id})
-    return rows[0] if rows else None
+_MY_COLUMNS = ('id, node_uuid, resource_class, conductor_group, owner, '
+               'lessee, created_at, field, old, new, detail')
 
 
-def _step(value: Any) -> Any:
-    """What an event says of a step: which one, not its arguments
-    (which may hold settings or secrets)."""
-    if not value:
-        return None
-    if not isinstance(value, dict):
-        return value
-    return {k: v for k, v in value.items() if k != 'args'}
+def _my_insert(r: str, field: str, old: str, new: str, detail: str) -> str:
+    return ('INSERT INTO node_events (%s) VALUES (i, %s.uuid, '
+            '%s.resource_class, %s.conductor_group, %s.owner, %s.lessee, '
+            "UTC_TIMESTAMP(), '%s', %s, %s, %s);" % (
+                _MY_COLUMNS, r, r, r, r, r, field, old, new, detail))
 
 
-def changes(old: dict, values: dict, now: datetime.datetime) -> list[dict]:
-    """The event rows for writing ``values`` over ``old`` (as ``before``
-    read it): one per tracked field that changes; a step replaced by
-    another is two (the end of the old one, the start of the new)."""
-    new = dict(old)
-    new.update((k, v) for k, v in values.items() if k in old)
-    ctx = {c: new[c] for c in CONTEXT}
-    ctx['node_uuid'] = old['uuid']
-    ctx['created_at'] = now
-    rows = []
-
-    def add(field: str, was: Any, now_: Any, detail: dict | None = None):
-        rows.append(dict(ctx, field=field, old=was, new=now_,
-                         detail=detail))
-
-    for field in TRACKED:
-        was, is_ = old.get(field), new.get(field)
-        if field in STEP_FIELDS:
-            # another step, or the same again with other arguments: the
-            # end of one and the start of the next
-            if was == is_ or not (was or is_):
-                continue
-            if was:
-                add(field, _step(was), None, {'step': 'end'})
-            if is_:
-                add(field, None, _step(is_), {'step': 'start'})
-            continue
-        if field == 'provision_state':
-            tw, tn = old['target_provision_state'], \
-                new['target_provision_state']
-            if was != is_ or tw != tn:
-                add(field, was, is_, {'old_target_provision_state': tw,
-                                      'target_provision_state': tn})
-            continue
-        if field == 'maintenance':
-            rw, rn = old['maintenance_reason'], new['maintenance_reason']
-            if bool(was) != bool(is_) or (is_ and rw != rn):
-                add(field, bool(was), bool(is_),
-                    {'reason': rn if is_ else None})
-            continue
-        if was != is_:
-            add(field, was, is_)
-    return rows
+def _my_take() -> list[str]:
+    # ``k`` ids: the counter row, locked until the node's transaction
+    # ends; ``i`` the id before this write's first
+    return ['UPDATE node_event_counter SET last_id = last_id + k '
+            'WHERE id = 1;',
+            'SELECT last_id - k INTO i FROM node_event_counter '
+            'WHERE id = 1;']
 
 
-def lifecycle(node: dict, what: str, now: datetime.datetime) -> list[dict]:
-    """The event of a node created (``what='created'``) or deleted."""
-    return [dict({c: node.get(c) for c in CONTEXT},
-                 node_uuid=node['uuid'], field='node', old=None, new=what,
-                 detail={'provision_state': node.get('provision_state')},
-                 created_at=now)]
+def _my_on_update() -> str:
+    flag = "IF(COALESCE({r}.maintenance, 0), 'true', 'false')"
+    # (flag variable, condition, the event's field, old, new, detail)
+    events = [
+        ('e_ps', '%s OR %s' % (_my_changed('provision_state'),
+                               _my_changed('target_provision_state')),
+         'provision_state', 'JSON_QUOTE(OLD.provision_state)',
+         'JSON_QUOTE(NEW.provision_state)',
+         "JSON_OBJECT('old_target_provision_state', "
+         "OLD.target_provision_state, 'target_provision_state', "
+         'NEW.target_provision_state)'),
+        ('e_pw', _my_changed('power_state'), 'power_state',
+         'JSON_QUOTE(OLD.power_state)', 'JSON_QUOTE(NEW.power_state)',
+         'NULL'),
+        ('e_mt', 'COALESCE(OLD.maintenance, 0) <> COALESCE(NEW.maintenance, '
+         '0) OR (COALESCE(NEW.maintenance, 0) AND %s)'
+         % _my_changed('maintenance_reason'), 'maintenance',
+         flag.format(r='OLD'), flag.format(r='NEW'),
+         "JSON_OBJECT('reason', IF(NEW.maintenance, "
+         'NEW.maintenance_reason, NULL))')]
+    for field in ('fault', 'health'):
+        events.append(('e_' + field, _my_changed(field), field,
+                       'JSON_QUOTE(OLD.%s)' % field,
+                       'JSON_QUOTE(NEW.%s)' % field, 'NULL'))
+    for field in ('clean_step', 'deploy_step', 'service_step'):
+        o, n = 'OLD.' + field, 'NEW.' + field
+        events += [
+            ('e_%s_end' % field, '%s AND %s' % (_my_changed(field),
+                                                _my_has_step(o)),
+             field, "JSON_REMOVE(%s, '$.args')" % o, 'NULL',
+             '\'{"step": "end"}\''),
+            ('e_%s_start' % field, '%s AND %s' % (_my_changed(field),
+                                                  _my_has_step(n)),
+             field, 'NULL', "JSON_REMOVE(%s, '$.args')" % n,
+             '\'{"step": "start"}\'')]
+    flags = [e[0] for e in events]
+    body = ['DECLARE %s BOOLEAN;' % ', '.join(flags),
+            'DECLARE k INT;', 'DECLARE i BIGINT;']
+    body += ['SET %s = COALESCE(%s, FALSE);' % (v, cond)
+             for v, cond, *_ in events]
+    body.append('SET k = %s;' % ' + '.join(flags))
+    body.append('IF k > 0 THEN')
+    body += _my_take()
+    for v, _, field, old, new, detail in events:
+        body.append('IF %s THEN SET i = i + 1; %s END IF;' % (
+            v, _my_insert('NEW', field, old, new, detail)))
+    body.append('END IF;')
+    return ('CREATE TRIGGER node_events_on_update AFTER UPDATE ON nodes '
+            'FOR EACH ROW BEGIN\n%s\nEND' % '\n'.join(body))
 
 
-def write(conn: sa.engine.Connection, rows: list[dict],
-          cache: prepared.Cache | None = None) -> None:
-    """Give ``rows`` the next ids and insert them, in the caller's
-    transaction (the counter stays locked until it ends).  Statements
-    built once, run prepared where ``cache`` allows (this is the node
-    write path)."""
-    if not rows:
-        return
-    if conn.dialect.name == 'sqlite':
-        for row in rows:
-            row['id'] = None
-    else:
-        n = len(rows)
-        if conn.dialect.update_returning:
-            last = prepared.run(cache, conn, _TAKE_RETURNING,
-                                {'_n': n})[0][0]['last_id']
-        else:
-            prepared.run(cache, conn, _TAKE, {'_n': n})
-            last = prepared.run(cache, conn, _LAST, {})[0][0]['last_id']
-        for i, row in enumerate(rows):
-            row['id'] = last - n + 1 + i
-    conn.execute(_INSERT, rows)
+def _my_on_lifecycle(what: str, r: str) -> str:
+    when = 'INSERT' if what == 'created' else 'DELETE'
+    return ('CREATE TRIGGER node_events_on_%s AFTER %s ON nodes FOR EACH '
+            'ROW BEGIN\nDECLARE k INT DEFAULT 1;\nDECLARE i BIGINT;\n%s\n'
+            'SET i = i + 1;\n%s\nEND' % (
+                when.lower(), when, '\n'.join(_my_take()),
+                _my_insert(r, 'node', 'NULL', "JSON_QUOTE('%s')" % what,
+                           "JSON_OBJECT('provision_state', "
+                           '%s.provision_state)' % r)))
+
+
+MYSQL_TRIGGERS = (_my_on_lifecycle('created', 'NEW'),
+                  _my_on_lifecycle('deleted', 'OLD'), _my_on_update())
+MYSQL_DROP = tuple('DROP TRIGGER IF EXISTS node_events_on_%s' % w
+                   for w in ('insert', 'delete', 'update'))
+
+# what creates the events' triggers on each database (models.py, when it
+# creates the tables)
+TRIGGERS = {'sqlite': SQLITE_TRIGGERS, 'postgresql': POSTGRESQL_TRIGGERS,
+            'mysql': MYSQL_TRIGGERS}
 
 
 # ---------------------------------------------------------------- reading
 
 def _db():
-    # db/engine.py imports this module (configure asks ``in_python``)
+    # imported when first used: db/engine.py is above this module
     from baremetal.db import engine
     return engine
 

@@ -561,12 +561,10 @@ def _first_counter_row(target, connection, **kw):
 
 @sa.event.listens_for(Base.metadata, 'after_create')
 def _event_triggers(target, connection, **kw):
-    # on SQLite and PostgreSQL the node events are written by triggers
-    # (db/events.py), created once every table exists
+    # the node events are written by triggers (db/events.py), created
+    # once every table exists
     from baremetal.db import events
-    for sql in {'sqlite': events.SQLITE_TRIGGERS,
-                'postgresql': events.POSTGRESQL_TRIGGERS}.get(
-                    connection.dialect.name, ()):
+    for sql in events.TRIGGERS[connection.dialect.name]:
         connection.exec_driver_sql(sql)
 
 

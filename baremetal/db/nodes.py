@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.db import engine
-from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
 from baremetal.db import rows as db_rows
@@ -249,7 +248,7 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     """Delete a node and everything hanging off it at once (``only_
     unreserved``: not while someone holds its lock)."""
     params = {'_node': node_id}
-    if engine.has_autocommit():     # PostgreSQL (a trigger writes the event)
+    if engine.engine().dialect.name == 'postgresql':   # one statement
         with engine.single() as conn:
             return len(prepared.run(engine.prepared_cache, conn,
                                     _destroy_one(only_unreserved),
@@ -257,8 +256,6 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
     any_, unreserved, *rest = _destroy_stmts()
     try:
         with engine.writer() as conn:
-            old = (events.before(conn, node_id, engine.prepared_cache)
-                   if engine.events_in_python else None)
             # what references the node first (foreign keys are checked
             # per statement), then the node; undone if it is locked
             for stmt in rest:
@@ -267,9 +264,6 @@ def destroy_node(node_id: int, only_unreserved: bool = False) -> int:
                                 unreserved if only_unreserved else any_,
                                 params)[1]:
                 raise _NothingDeleted()
-            if old is not None:
-                events.write(conn, events.lifecycle(
-                    old, 'deleted', db_rows.utcnow()), engine.prepared_cache)
     except _NothingDeleted:
         return 0
     return 1

@@ -10,7 +10,6 @@ import sqlalchemy as sa
 
 from baremetal.common import exception
 from baremetal.db import engine
-from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
 from baremetal.db import rows as db_rows
@@ -90,9 +89,6 @@ def release_node(host: str, node_id: int, values: dict | None = None) -> bool:
         _RELEASE_STMTS[keys] = stmt
     params = {'v_' + k: v for k, v in vals.items()}
     params.update(_row_id=node_id, _host=host)
-    if engine.events_in_python and events.touches(vals):
-        return db_rows.update_node_with_events(node_id, vals, (), stmt,
-                                               params) == 1
     with engine.single() as conn:
         return prepared.run(engine.prepared_cache, conn, stmt,
                             params)[1] == 1

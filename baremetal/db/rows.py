@@ -25,7 +25,6 @@ from oslo_db import exception as db_exc
 from baremetal.common import exception
 from baremetal.db import columns as db_columns
 from baremetal.db import engine
-from baremetal.db import events
 from baremetal.db import models
 from baremetal.db import prepared
 from baremetal.db import read_ahead
@@ -78,14 +77,8 @@ def _insert_stmt(table: sa.Table, keys: tuple[str, ...]):
 
 def create(table: sa.Table, values: dict) -> dict:
     """Insert a row; translate unique violations into Conflict errors."""
-    # a node is created with its "created" event (change feed)
-    with_event = table is NODES and engine.events_in_python
-    with engine.writer() if with_event else engine.single() as conn:
-        row = insert(conn, table, values)
-        if with_event:
-            events.write(conn, events.lifecycle(
-                row, 'created', row['created_at']), engine.prepared_cache)
-    return row
+    with engine.single() as conn:
+        return insert(conn, table, values)
 
 
 def insert(conn: sa.engine.Connection, table: sa.Table,
@@ -214,8 +207,6 @@ def update(table: sa.Table, row_id: int, values: dict,
     values = dict(values)
     values.setdefault('updated_at', utcnow())
     where = tuple(where)
-    if table is NODES and engine.events_in_python and events.touches(values):
-        return update_node_with_events(row_id, values, where)
     try:
         with engine.single() as conn:
             if where:
@@ -229,40 +220,6 @@ def update(table: sa.Table, row_id: int, values: dict,
                                 params)[1]
     except db_exc.DBDuplicateEntry as e:
         raise _duplicate(table, values, e) from None
-
-
-def update_node_with_events(node_id: int, values: dict, where: tuple,
-                            stmt=None, params: dict | None = None) -> int:
-    """UPDATE a node and write the events of its tracked fields that
-    change, in one transaction (see db/events.py): the node is read
-    (and locked) first, the UPDATE runs (``stmt`` with ``params``, or
-    one built from ``values`` and ``where``), then the events take
-    their ids."""
-    adhoc = None
-    if stmt is None:
-        if where:
-            # built per call: run through SQLAlchemy (the prepared cache
-            # is for statements built once)
-            adhoc = (NODES.update().where(NODES.c.id == node_id, *where)
-                     .values(**values))
-        else:
-            stmt = _update_stmt(NODES, tuple(sorted(values)))
-            params = {'v_' + k: v for k, v in values.items()}
-            params['_row_id'] = node_id
-    try:
-        with engine.writer() as conn:
-            old = events.before(conn, node_id, engine.prepared_cache)
-            if old is None:
-                return 0
-            n = (conn.execute(adhoc).rowcount if adhoc is not None else
-                 prepared.run(engine.prepared_cache, conn, stmt, params)[1])
-            if n:
-                events.write(conn, events.changes(
-                    old, values, values.get('updated_at') or utcnow()),
-                    engine.prepared_cache)
-            return n
-    except db_exc.DBDuplicateEntry as e:
-        raise _duplicate(NODES, values, e) from None
 
 
 def delete(table: sa.Table, row_id: int) -> None:
