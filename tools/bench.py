@@ -127,12 +127,15 @@ def _production_intervals() -> dict:
 
 def scale_out(args) -> dict:
     """baremetal-api + 2 baremetal-conductor over RabbitMQ and PostgreSQL
-    (a fresh database and vhost), the cluster of the functional tests."""
+    or MariaDB (``--scale-out-db``; a fresh database and vhost), the
+    cluster of the functional tests."""
     sys.path.insert(0, ROOT)
     from tests import services
     from tests.functional import cluster
     tmp = tempfile.mkdtemp(prefix='bm-bench-scale-')
-    c = cluster.Cluster(tmp, services.postgresql_url(),
+    db = {'postgresql': services.postgresql_url,
+          'mysql': services.mysql_url}[args.scale_out_db]
+    c = cluster.Cluster(tmp, db(),
                         services.rabbit_url(), conductors=2,
                         conductor=_production_intervals())
     try:
@@ -317,6 +320,9 @@ def main() -> None:
     p.add_argument('--port', type=int, default=6395)
     p.add_argument('--ironic', action='store_true',
                    help='also run OpenStack Ironic (start_ironic.sh)')
+    p.add_argument('--scale-out-db', choices=('postgresql', 'mysql'),
+                   default='postgresql',
+                   help='the database of --scale-out (the local server)')
     p.add_argument('--scale-out', action='store_true',
                    help='also run baremetal-api + 2 conductors over '
                         'RabbitMQ and PostgreSQL (local services)')
