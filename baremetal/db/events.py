@@ -404,9 +404,10 @@ MYSQL_DROP = tuple('DROP TRIGGER IF EXISTS node_events_on_%s' % w
                    for w in ('insert', 'delete', 'update'))
 
 # what creates the events' triggers on each database (models.py, when it
-# creates the tables)
+# creates the tables), by SQLAlchemy's dialect name (a ``mariadb://``
+# URL's is ``mariadb``)
 TRIGGERS = {'sqlite': SQLITE_TRIGGERS, 'postgresql': POSTGRESQL_TRIGGERS,
-            'mysql': MYSQL_TRIGGERS}
+            'mysql': MYSQL_TRIGGERS, 'mariadb': MYSQL_TRIGGERS}
 
 
 # ---------------------------------------------------------------- reading

@@ -161,3 +161,24 @@ def test_migrated_database_writes_node_events_in_the_database(engine):
          {'old_target_provision_state': None,
           'target_provision_state': 'manageable'}),
         (3, u, 'node', None, 'deleted', {'provision_state': 'verifying'})]
+
+
+@pytest.mark.parametrize('build', ['upgrade', 'create_schema'])
+def test_a_mariadb_url_gets_the_event_triggers_too(build):
+    """SQLAlchemy names a ``mariadb+pymysql://`` URL's dialect
+    ``mariadb``, not ``mysql``: its schema, migrated or created, has the
+    change feed's triggers all the same."""
+    url = services.mysql_url().replace('mysql+pymysql://',
+                                       'mariadb+pymysql://', 1)
+    engine = sa.create_engine(url)
+    try:
+        assert engine.dialect.name == 'mariadb'
+        getattr(migration, build)(engine)
+        nodes, ev = models.TABLES['nodes'], models.TABLES['node_events']
+        with engine.begin() as conn:
+            conn.execute(nodes.insert().values(
+                uuid=str(uuid.uuid4()), driver='fake-hardware'))
+            assert [r.field for r in conn.execute(sa.select(ev))] == [
+                'node']
+    finally:
+        engine.dispose()

@@ -16,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    if op.get_bind().dialect.name != 'mysql':
+    if op.get_bind().dialect.name not in ('mysql', 'mariadb'):
         return
     # the SQL of the code that runs the migration (db/events.py)
     from baremetal.db import events
@@ -25,7 +25,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name != 'mysql':
+    if op.get_bind().dialect.name not in ('mysql', 'mariadb'):
         return
     from baremetal.db import events
     for sql in events.MYSQL_DROP:
