@@ -402,3 +402,43 @@ def test_upgrade_keeps_the_events_and_drops_autoincrement(tmp_path):
     assert after[2] == (before[-1][0] + 1, 'provision_state',
                         '"manageable"')
     engine.dispose()
+
+
+def test_mariadb_upgrade_to_triggers_goes_on_from_the_counter():
+    """0011 on a MariaDB database whose events the previous release
+    wrote from the service (ids from the counter): the events stay, the
+    triggers take the next ids from the same counter, and a downgrade
+    drops them again."""
+    import alembic.command
+
+    from baremetal.db import migration
+    engine = sa.create_engine(services.mysql_url())
+    try:
+        migration.upgrade(engine, '0010')
+        with engine.begin() as conn:
+            conn.execute(NODES.insert().values(
+                uuid='u1', driver='fake-hardware', maintenance=False,
+                console_enabled=False, protected=False))
+            # as the previous release wrote its event: the counter taken
+            conn.exec_driver_sql(
+                'UPDATE node_event_counter SET last_id = 41')
+            conn.execute(events.EVENTS.insert().values(
+                id=41, node_uuid='u1', field='node', new='created',
+                created_at=NOW))
+        migration.upgrade(engine)
+
+        def feed():
+            with engine.connect() as conn:
+                return [(r.id, r.field, r.new) for r in conn.execute(
+                    sa.select(events.EVENTS).order_by(events.EVENTS.c.id))]
+        with engine.begin() as conn:
+            conn.execute(NODES.update().values(power_state='power on'))
+        assert feed() == [(41, 'node', 'created'),
+                          (42, 'power_state', 'power on')]
+        with engine.begin() as conn:
+            alembic.command.downgrade(migration._config(conn), '0010')
+        with engine.begin() as conn:
+            conn.execute(NODES.update().values(power_state='power off'))
+        assert len(feed()) == 2
+    finally:
+        engine.dispose()
