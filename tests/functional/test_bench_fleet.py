@@ -32,11 +32,13 @@ LIFECYCLE = 40      # the other 10 stay manageable
 LISTED = 80         # 30 parked nodes more in the lists
 
 
-@pytest.mark.parametrize('fast_track', [False, True],
-                         ids=['reboots', 'fast-track'])
+@pytest.mark.parametrize('fast_track, db', [
+    (False, 'postgresql'), (True, 'postgresql'), (False, 'mysql')],
+    ids=['reboots', 'fast-track', 'mariadb'])
 def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
-                                                       fast_track):
-    db_url = services.postgresql_url()
+                                                       fast_track, db):
+    db_url = {'postgresql': services.postgresql_url,
+              'mysql': services.mysql_url}[db]()
     rabbit = services.rabbit_url()
     out = tmp_path / 'fleet.json'
     run = subprocess.run(
@@ -51,7 +53,7 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
          '--step-poll-interval', '1', '--heartbeat-seconds', '5',
          '--metal3-interval', '4', '--nova-interval', '2',
          '--agent-command-seconds', '0.5', '--agent-boot-seconds', '0.5',
-         # small pools: the shared PostgreSQL server has 100 connections
+         # small pools: the shared database servers limit connections
          '--db-pool', '3',
          '--phase-timeout', '240', '--json', str(out)],
         capture_output=True, text=True, timeout=900)
@@ -115,6 +117,11 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     assert 0 <= steady['nova_list_gc_p50_seconds'] <= \
         steady['nova_list_p50_seconds'], steady
     assert set(steady['cpu_percent']) == {'api', 'cond-0'}
+    # the database's transactions and its server's CPU, on either
+    assert steady['db_commits_per_node_per_minute'] > 0, steady
+    server = {'postgresql': 'postgresql', 'mysql': 'mariadb'}[db]
+    assert set(result['phases']['manage']['cpu_ms_per_node']) == {
+        'api', 'cond-0', server}, result['phases']['manage']
     # the API's read-ahead counts, from its /metrics (the lists here
     # are one page: nothing read ahead)
     ahead = steady['list_read_ahead_pages']
