@@ -13,8 +13,11 @@ def of_node(node_id: int) -> dict | None:
     return found[0] if found else None
 
 
+@engine.retry_on_deadlock
 def store(node_id: int, inventory: dict, plugin_data: dict) -> None:
-    """Keep this inspection's data in place of the last one's."""
+    """Keep this inspection's data in place of the last one's (on
+    MariaDB two nodes' first stores at once can deadlock on the gap
+    their DELETEs lock: the victim runs again)."""
     with engine.writer() as conn:
         conn.execute(INVENTORY.delete().where(
             INVENTORY.c.node_id == node_id))
