@@ -33,6 +33,7 @@ def traits_of(ids: list[int]) -> dict[int, list[str]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
+@engine.retry_on_deadlock
 def set_traits(runbook_id: int, wanted: list[str]) -> None:
     """Replace the runbook's traits with ``wanted`` (one transaction)."""
     now = db_rows.utcnow()

@@ -27,6 +27,9 @@ class StepLists:
         table = self.table
         return db_rows.query(table, (table.c[self.fk].in_(ids),))
 
+    # delete-then-insert: on MariaDB two at once can deadlock on the gap
+    # their DELETEs lock; the victim runs again
+    @engine.retry_on_deadlock
     def replace(self, list_id: int, steps: list[dict]) -> None:
         """The list's steps become ``steps`` (one transaction)."""
         table, fk = self.table, self.fk
@@ -36,6 +39,7 @@ class StepLists:
                 dict(s, **{fk: list_id}, created_at=db_rows.utcnow())
                 for s in steps])
 
+    @engine.retry_on_deadlock
     def delete(self, list_id: int) -> None:
         """Delete the list and its steps (one transaction)."""
         table, parent = self.table, self.lists.table

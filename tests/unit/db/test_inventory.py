@@ -34,33 +34,17 @@ def test_nodes_inspected_at_once_on_mariadb_all_keep_their_inventory(
     wait for each other's INSERT, and MariaDB rolls one back as a
     deadlock victim (seen with 200 nodes inspected at once: an
     inspection failed). The store runs again instead."""
-    import threading
-
     from tests import harness
     from tests import services
+    from tests.unit.db import at_once
     h = harness.Harness(tmp_path, db_url=services.db_url('mysql',
                                                          schema=True))
     try:
         ids = [db_rows.create(db_nodes.NODES,
                               {'driver': 'fake-hardware'})['id']
                for _ in range(240)]
-        errors = []
-        start = threading.Barrier(8)
-
-        def store(mine):
-            start.wait()
-            for nid in mine:
-                try:
-                    db_inventory.store(nid, {'cpu': {'count': nid}}, {})
-                except Exception as e:
-                    errors.append(e)
-        threads = [threading.Thread(target=store, args=(ids[i::8],))
-                   for i in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert errors == []
+        assert at_once.run(lambda nid: db_inventory.store(
+            nid, {'cpu': {'count': nid}}, {}), ids) == []
         assert {r['node_id']: r['inventory_data']['cpu']['count']
                 for r in db_rows.query(db_inventory.INVENTORY)} == {
             nid: nid for nid in ids}

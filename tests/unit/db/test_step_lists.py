@@ -45,3 +45,29 @@ def test_runbooks_steps_are_their_own(api):
     db_runbooks.STEPS.delete(rb['id'])
     assert db_runbooks.ROWS.list_page() == []
     assert db_deploy_templates.ROWS.list_page()[0]['id'] == dt['id']
+
+
+def test_lists_replaced_at_once_on_mariadb_all_keep_their_steps(tmp_path):
+    """Replacing a list's steps (and a runbook's traits) deletes the
+    old ones first: on MariaDB two such replaces at once can deadlock
+    on the gap their DELETEs lock, and the victim runs again."""
+    from tests import harness
+    from tests import services
+    from tests.unit.db import at_once
+    h = harness.Harness(tmp_path, db_url=services.db_url('mysql',
+                                                         schema=True))
+    try:
+        ids = [db_deploy_templates.ROWS.create(
+            {'name': 'CUSTOM_%d' % i})['id'] for i in range(160)]
+        assert at_once.run(lambda i: STEPS.replace(
+            i, [_step('s%d' % i, 10)]), ids) == []
+        assert {r[FK]: r['step'] for r in STEPS.steps_of(ids)} == {
+            i: 's%d' % i for i in ids}
+        books = [db_runbooks.ROWS.create(
+            {'name': 'CUSTOM_R%d' % i})['id'] for i in range(160)]
+        assert at_once.run(lambda i: db_runbooks.set_traits(
+            i, ['CUSTOM_T%d' % i]), books) == []
+        assert db_runbooks.traits_of(books) == {
+            i: ['CUSTOM_T%d' % i] for i in books}
+    finally:
+        h.close()
