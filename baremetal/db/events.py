@@ -81,6 +81,8 @@ _INTO = ('INSERT INTO node_events (node_uuid, resource_class, '
 
 
 def _has_step(x: str) -> str:
+    # a step is set: not NULL, nor an empty object or JSON null (the
+    # same SQL on every database)
     return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
 
 
@@ -194,10 +196,6 @@ def _pg_step(x: str) -> str:
             "(%s::jsonb - 'args')::text ELSE %s END" % (x, x, x))
 
 
-def _pg_has_step(x: str) -> str:
-    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
-
-
 def _pg_function() -> str:
     def add(field, old, new, detail):
         return ("f := f || '%s'::text; o := o || (%s); n := n || (%s); "
@@ -233,11 +231,11 @@ def _pg_function() -> str:
     for field in ('clean_step', 'deploy_step', 'service_step'):
         o, n = 'OLD.' + field, 'NEW.' + field
         body += ['IF %s IS DISTINCT FROM %s THEN' % (o, n),
-                 'IF %s THEN' % _pg_has_step(o),
+                 'IF %s THEN' % _has_step(o),
                  add(field, _pg_step(o), 'NULL::text',
                      "'{\"step\": \"end\"}'::text"),
                  'END IF;',
-                 'IF %s THEN' % _pg_has_step(n),
+                 'IF %s THEN' % _has_step(n),
                  add(field, 'NULL::text', _pg_step(n),
                      "'{\"step\": \"start\"}'::text"),
                  'END IF;',
@@ -312,10 +310,6 @@ def _my_changed(field: str) -> str:
     return f'NOT (CAST(OLD.{field} AS BINARY) <=> CAST(NEW.{field} AS BINARY))'
 
 
-def _my_has_step(x: str) -> str:
-    return "(%s IS NOT NULL AND %s NOT IN ('{}', 'null'))" % (x, x)
-
-
 _MY_COLUMNS = ('id, node_uuid, resource_class, conductor_group, owner, '
                'lessee, created_at, field, old, new, detail')
 
@@ -364,11 +358,11 @@ def _my_on_update() -> str:
         o, n = 'OLD.' + field, 'NEW.' + field
         events += [
             ('e_%s_end' % field, '%s AND %s' % (_my_changed(field),
-                                                _my_has_step(o)),
+                                                _has_step(o)),
              field, "JSON_REMOVE(%s, '$.args')" % o, 'NULL',
              '\'{"step": "end"}\''),
             ('e_%s_start' % field, '%s AND %s' % (_my_changed(field),
-                                                  _my_has_step(n)),
+                                                  _has_step(n)),
              field, 'NULL', "JSON_REMOVE(%s, '$.args')" % n,
              '\'{"step": "start"}\'')]
     flags = [e[0] for e in events]
