@@ -34,8 +34,8 @@ _engine: sa.engine.Engine | None = None
 _write_lock: Any = contextlib.nullcontext()
 
 # Set by configure(); the other db modules read them, never set them.
-# Statements built once run prepared on SQLite and on PostgreSQL's
-# autocommit connections (see prepared.py):
+# Statements built once run prepared on SQLite and on the autocommit
+# connections of PostgreSQL and MariaDB (see prepared.py):
 prepared_cache: prepared.Cache | None = None
 
 _DIALECT_CACHES: list[dict] = []
@@ -99,7 +99,6 @@ def configure(url: str, synchronous_normal: bool = True,
                                        pool_timeout=30)
         _write_lock = contextlib.nullcontext()
     close_connections()
-    postgresql = engine.dialect.name == 'postgresql'
     _open_auto = None
     if memory:
         _open = None
@@ -118,8 +117,7 @@ def configure(url: str, synchronous_normal: bool = True,
         engine.dialect.skip_autocommit_rollback = True
         _open = _OpenConnections(engine, keep, ping_after=5.0)
     _engine = engine
-    prepared_cache = (prepared.Cache(always=True) if sqlite else
-                      prepared.Cache(always=False) if postgresql else None)
+    prepared_cache = prepared.Cache(always=sqlite)
     for cache in _DIALECT_CACHES:
         cache.clear()
     return engine
