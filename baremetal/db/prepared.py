@@ -10,9 +10,9 @@ rows are the same dicts ``conn.execute`` would give; only the per-call
 machinery is skipped (``before_cursor_execute`` listeners are still
 called, so statement counters see these too).
 
-Where: on SQLite always; on PostgreSQL on autocommit connections (one
-statement, its own transaction), where a failed statement leaves no
-aborted transaction behind.  Any driver error re-runs the statement
+Where: on SQLite always; on PostgreSQL and MariaDB on autocommit
+connections (one statement, its own transaction), where a failed
+statement leaves no aborted transaction behind.  Any driver error re-runs the statement
 through SQLAlchemy, which raises it translated as usual (oslo.db's
 exception filters).
 
