@@ -324,12 +324,6 @@ def single() -> Iterator[sa.engine.Connection]:
         yield conn
 
 
-def has_autocommit() -> bool:
-    """Whether ``single()`` and ``reader()`` run in autocommit
-    (PostgreSQL, MariaDB, MySQL): one statement is one round trip."""
-    return _open_auto is not None
-
-
 def reader() -> _Block:
     """A connection to read with (in autocommit where the database has
     it): ``with reader() as conn``."""

@@ -12,9 +12,9 @@ called, so statement counters see these too).
 
 Where: on SQLite always; on PostgreSQL and MariaDB on autocommit
 connections (one statement, its own transaction), where a failed
-statement leaves no aborted transaction behind.  Any driver error re-runs the statement
-through SQLAlchemy, which raises it translated as usual (oslo.db's
-exception filters).
+statement leaves no aborted transaction behind.  Any driver error
+re-runs the statement through SQLAlchemy, which raises it translated
+as usual (oslo.db's exception filters).
 
 On PostgreSQL the statements built once are also prepared on the server
 (``PREPARE`` once per connection, then ``EXECUTE``): the server parses

@@ -17,7 +17,9 @@ def test_dialect_caches_are_emptied_when_configured(tmp_path):
 
 
 def test_autocommit_on_database_servers(any_db_api):
-    assert db_engine.has_autocommit() == (any_db_api.db_kind != 'sqlite')
+    with db_engine.reader() as conn:
+        level = conn.get_execution_options().get('isolation_level')
+    assert (level == 'AUTOCOMMIT') == (any_db_api.db_kind != 'sqlite')
     assert db_engine.prepared_cache is not None
 
 
