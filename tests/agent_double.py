@@ -15,8 +15,8 @@ answers.  Behaviour is steered per command name:
 * ``fail``: command names that end FAILED (with ``command_error``);
 * ``results``: the ``command_result`` of a step command that ends well,
   by step name (``{'ok': True}`` for the others);
-* ``answer``: a raw (status, body) to give for every request (garbage,
-  500s), or ``None``;
+* ``answer``: a raw (status, body) or (status, body, headers) to give
+  for every request (garbage, 500s, redirects), or ``None``;
 * ``hang``: when set, every request is read and not answered until
   ``unhang`` or ``stop`` (then the connection is closed); ``hung``
   counts the requests held so far.
@@ -54,14 +54,15 @@ SERVICE_STEPS = [
 
 class AgentDouble:
     SYNC = frozenset(('standby.sync', 'rescue.finalize_rescue'))
-    def __init__(self, token: str | None = None) -> None:
+    def __init__(self, token: str | None = None, tls=None) -> None:
+        """``tls``: a server-side ssl.SSLContext to answer HTTPS with."""
         self.token = token
         self.steps = [dict(s) for s in GENERIC_STEPS]
         self.service_steps = [dict(s) for s in SERVICE_STEPS]
         self.polls_until_done = 1
         self.fail: set[str] = set()
         self.results: dict[str, dict] = {}
-        self.answer: tuple[int, bytes] | None = None
+        self.answer: tuple | None = None
         self.hang = False
         self.hung = 0
         self._stopping = threading.Event()
@@ -77,10 +78,12 @@ class AgentDouble:
             def log_message(self, *args):
                 pass
 
-            def _send(self, status: int, body) -> None:
+            def _send(self, status: int, body, headers=None) -> None:
                 data = body if isinstance(body, bytes) else \
                     json.dumps(body).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header('Content-Type', 'application/json')
                 self.send_header('Content-Length', str(len(data)))
                 self.end_headers()
@@ -123,7 +126,11 @@ class AgentDouble:
 
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
                                                       Handler)
-        self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket,
+                                                 server_side=True)
+        self.url = '%s://127.0.0.1:%d' % ('https' if tls else 'http',
+                                          self.server.server_address[1])
         # a short poll: stop() waits for the loop's next look
         self._thread = threading.Thread(target=self.server.serve_forever,
                                         args=(0.05,), daemon=True)

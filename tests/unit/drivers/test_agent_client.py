@@ -98,8 +98,9 @@ def _unreachable_node(url):
 @pytest.mark.parametrize('scheme', ['http', 'https'])
 def test_a_connection_error_quoting_the_url_is_masked(agent, conf,
                                                       scheme):
-    """requests quotes the URL, query and all, in its errors: refused
-    (a port bound but not listening) and TLS to a plain HTTP agent."""
+    """The error names the request, its URL with the query, masked, and
+    what went wrong: refused (a port bound but not listening) and TLS to
+    a plain HTTP agent."""
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1] if scheme == 'http' else \
@@ -110,8 +111,11 @@ def test_a_connection_error_quoting_the_url_is_masked(agent, conf,
             client.Client(node, conf).run('clean.get_clean_steps', {},
                                           wait=True)
     text = str(e.value)
-    assert 'Max retries exceeded' in text, text
-    assert 'agent_token=******' in text, text
+    assert ('Connection refused' if scheme == 'http' else 'SSL') in text, \
+        text
+    assert text.endswith(
+        '(2 attempt(s) of POST %s://ipa:******@127.0.0.1:%d/v1/commands/'
+        '?wait=true&agent_token=******)' % (scheme, port)), text
     assert TOKEN not in text and 'pa55word' not in text, text
     assert '%s://ipa:******@127.0.0.1:%d' % (scheme, port) in text, text
 
@@ -151,3 +155,137 @@ def test_commands_and_their_failures_are_counted_for_metrics(agent, conf):
     assert (count('baremetal_agent_command_duration_seconds_count'),
             count('baremetal_agent_command_errors_total')) == \
         (before[0] + 2, before[1] + 1)
+
+
+def test_an_agent_over_tls_is_verified_against_the_ca_it_sent(
+        conf, tmp_path):
+    """HTTPS to an agent: verified against the CA the agent sent
+    (agent_verify_ca), refused against another, and [agent]verify_ca
+    applies when the agent sent none."""
+    from tests import tls
+    ctx, cert = tls.server_context(tmp_path, 'agent')
+    other = tls.self_signed(tmp_path, 'other')[0]
+    conf.register_opt(cfg.StrOpt('state_path'))
+    conf.set_override('state_path', str(tmp_path))
+    double = agent_double.AgentDouble(token=TOKEN, tls=ctx)
+    try:
+        def node(ca):
+            info = {'agent_url': double.url, agent_tokens.TOKEN_KEY: TOKEN}
+            if ca:
+                info['agent_verify_ca'] = open(ca).read()
+            return types.SimpleNamespace(uuid='n-tls',
+                                         driver_internal_info=info)
+        steps = client.Client(node(cert), conf).run_sync(
+            'clean.get_clean_steps', {})
+        assert steps['clean_steps']
+        with pytest.raises(exception.AgentConnectionFailed) as e:
+            client.Client(node(other), conf).run_sync(
+                'clean.get_clean_steps', {})
+        assert 'CERTIFICATE_VERIFY_FAILED' in str(e.value), str(e.value)
+        with pytest.raises(exception.AgentConnectionFailed):
+            client.Client(node(None), conf).run_sync(
+                'clean.get_clean_steps', {})
+        conf.set_override('verify_ca', 'False', group='agent')
+        with pytest.warns(Warning, match='Unverified HTTPS request'):
+            client.Client(node(None), conf).run_sync(
+                'clean.get_clean_steps', {})
+        conf.set_override('verify_ca', cert, group='agent')
+        client.Client(node(None), conf).run_sync('clean.get_clean_steps',
+                                                 {})
+    finally:
+        double.stop()
+
+
+def test_a_redirect_from_the_agent_is_not_followed(agent, conf):
+    """An agent that answers with a redirect fails the command; the
+    conductor sends nothing (and no token) where it points."""
+    elsewhere = agent_double.AgentDouble(token=TOKEN)
+    try:
+        agent.answer = (302, b'{"faultstring": "moved"}',
+                        {'Location': elsewhere.url + '/v1/commands/'})
+        with pytest.raises(exception.AgentError) as e:
+            _client(agent, conf).run('clean.get_clean_steps', {},
+                                     wait=True)
+        assert 'HTTP 302: moved' in str(e.value), str(e.value)
+        assert len(agent.requests) == 1 and elsewhere.requests == []
+    finally:
+        elsewhere.stop()
+
+
+def test_a_command_id_is_sent_as_one_path_segment(agent, conf):
+    """The agent's command id goes into the status URL quoted: an id
+    with slashes, spaces or a question mark cannot change the path or
+    the query the token travels in."""
+    agent.answer = (200, b'{"id": "a/../b c?d", "command_status": '
+                         b'"RUNNING"}')
+    c = _client(agent, conf)
+    record = c.run('clean.execute_clean_step', {}, wait=False)
+    c.status(record['id'], 'clean.execute_clean_step')
+    assert agent.requests[-1] == (
+        '/v1/commands/a%2F..%2Fb%20c%3Fd?agent_token=' + TOKEN)
+
+
+class _Proxy:
+    """A forward proxy double: takes absolute-form HTTP requests and
+    sends them on; ``seen`` lists them."""
+
+    def __init__(self) -> None:
+        import http.client
+        import http.server
+        import threading
+        import urllib.parse
+        self.seen: list[str] = []
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _relay(self):
+                proxy.seen.append('%s %s' % (self.command, self.path))
+                u = urllib.parse.urlsplit(self.path)
+                n = int(self.headers.get('Content-Length') or 0)
+                conn = http.client.HTTPConnection(u.hostname, u.port,
+                                                  timeout=10)
+                conn.request(self.command, u.path + '?' + u.query,
+                             self.rfile.read(n) if n else None,
+                             {'Content-Type': 'application/json'})
+                r = conn.getresponse()
+                data = r.read()
+                conn.close()
+                self.send_response(r.status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _relay
+
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                      Handler)
+        self.url = 'http://127.0.0.1:%d' % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                         daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_proxy_the_environment_names_is_used_unless_no_proxy_says(
+        agent, conf, monkeypatch):
+    proxy = _Proxy()
+    try:
+        for name in ('no_proxy', 'NO_PROXY', 'all_proxy', 'ALL_PROXY',
+                     'https_proxy', 'HTTPS_PROXY', 'HTTP_PROXY'):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv('http_proxy', proxy.url)
+        _client(agent, conf).run_sync('clean.get_clean_steps', {})
+        assert len(proxy.seen) == 1 and proxy.seen[0].startswith(
+            'POST %s/v1/commands/?wait=true&agent_token=' % agent.url)
+        assert len(agent.requests) == 1
+        monkeypatch.setenv('no_proxy', '127.0.0.1')
+        _client(agent, conf).run_sync('clean.get_clean_steps', {})
+        assert len(proxy.seen) == 1 and len(agent.requests) == 2
+    finally:
+        proxy.stop()

@@ -24,21 +24,14 @@ arguments, or the BMC answers with a redirect (sent again through
 ``requests``, which follows it).  Errors are raised as the ``requests``
 exceptions ``requests`` raises for them.
 
-TLS contexts are kept per CA bundle (built again when its file
-changes): urllib3 built one for every connection, loading a ``verify``
-path's bundle - or, unverified, the system's whole store - each time
-(52 ms of CPU a request on the machine of that guide).
+The connection, its TLS (contexts kept per CA bundle: urllib3 built
+one for every connection, loading a ``verify`` path's bundle - or,
+unverified, the system's whole store - each time, 52 ms of CPU a
+request on the machine of that guide) and the errors are
+direct_http.py's, which the agent's client shares.
 """
 
-import contextlib
-import http.client
-import io
-import os
-import socket
-import ssl
-import threading
 import types
-import warnings
 
 import requests
 import requests.adapters
@@ -51,9 +44,10 @@ import urllib3
 from urllib3 import exceptions as ux
 from urllib3.util import parse_url
 
+from baremetal.drivers.modules import direct_http
+
 _ARGS = frozenset(('json', 'data', 'headers', 'verify', 'timeout'))
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
-_PORTS = {'http': 80, 'https': 443}
 _USER_AGENT = 'python-urllib3/%s' % urllib3.__version__   # urllib3's own
 
 
@@ -100,95 +94,6 @@ def _timeouts(timeout) -> tuple:
     return timeout, timeout
 
 
-_CONTEXTS: dict = {}
-_CONTEXTS_LOCK = threading.Lock()
-
-
-def _tls_context(verify) -> ssl.SSLContext:
-    """The TLS context of ``verify`` as requests' adapter sets urllib3 up
-    for it (``cert_verify``): True is requests' CA bundle, a string a CA
-    file or directory, False no verification; one per bundle while its
-    file does not change."""
-    if not verify:
-        key = None
-    else:
-        where = requests.utils.DEFAULT_CA_BUNDLE_PATH if verify is True \
-            else verify
-        try:
-            st = os.stat(where) if where else None
-        except OSError:
-            st = None
-        if st is None:
-            # requests' own error and text
-            raise OSError('Could not find a suitable TLS CA certificate '
-                          'bundle, invalid path: %s' % where)
-        key = (where, st.st_mtime_ns, st.st_size, st.st_ino)
-    ctx = _CONTEXTS.get(key)
-    if ctx is not None:
-        return ctx
-    from urllib3.util import ssl_
-    if key is None:
-        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_NONE)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    else:
-        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_REQUIRED)
-        ctx.check_hostname = True
-        if os.path.isdir(where):
-            ctx.load_verify_locations(capath=where)
-        else:
-            ctx.load_verify_locations(cafile=where)
-    with _CONTEXTS_LOCK:
-        if len(_CONTEXTS) > 64:     # bundles replaced many times over
-            _CONTEXTS.clear()
-        _CONTEXTS[key] = ctx
-    return ctx
-
-
-@contextlib.contextmanager
-def _errors(timeout: type, broken: type):
-    """Errors of the socket and ``http.client`` raised as requests
-    raises them at this point of a request: a timeout as ``timeout``,
-    TLS errors as its SSLError, others as ``broken``."""
-    try:
-        yield
-    except TimeoutError as e:
-        raise timeout(e)
-    except ssl.SSLError as e:
-        raise rx.SSLError(e)
-    except (http.client.HTTPException, OSError) as e:
-        raise broken(e)
-
-
-def _connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
-    """A connected ``http.client`` connection, TLS set up as urllib3
-    does (errors raised as requests raises them)."""
-    ctx = _tls_context(verify) if scheme == 'https' else None
-    addr = host[1:-1] if host.startswith('[') else host
-    with _errors(rx.ConnectTimeout, rx.ConnectionError):
-        sock = socket.create_connection((addr, port), timeouts[0])
-    try:
-        with _errors(rx.ReadTimeout, rx.ConnectionError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if ctx is not None:
-                if not verify:
-                    warnings.warn(
-                        "Unverified HTTPS request is being made to host "
-                        "'%s'. Adding certificate verification is strongly "
-                        'advised. See: https://urllib3.readthedocs.io/en/'
-                        'latest/advanced-usage.html#tls-warnings' % addr,
-                        ux.InsecureRequestWarning, stacklevel=3)
-                sock = ctx.wrap_socket(sock, server_hostname=addr)
-            sock.settimeout(timeouts[1])
-    except rx.RequestException:
-        sock.close()
-        raise
-    conn = http.client.HTTPConnection(addr, port)
-    conn.sock = sock
-    conn.default_port = _PORTS[scheme]  # not named in the Host header
-    return conn
-
-
 def _request(conn, path: str, headers: dict) -> bool:
     """Send the GET as urllib3 sends it (Host, then Accept-Encoding and
     User-Agent unless given); False if ``http.client`` refuses a header
@@ -203,32 +108,9 @@ def _request(conn, path: str, headers: dict) -> bool:
             conn.putheader(name, value)
     except (ValueError, UnicodeError):
         return False
-    with _errors(rx.ReadTimeout, rx.ConnectionError):
+    with direct_http.errors(rx.ReadTimeout, rx.ConnectionError):
         conn.endheaders()
     return True
-
-
-def _answer(conn) -> tuple:
-    """(http.client response, body) as urllib3 reads them."""
-    with _errors(rx.ReadTimeout, rx.ConnectionError):
-        raw = conn.getresponse()
-    with _errors(rx.ConnectionError, rx.ChunkedEncodingError):
-        body = raw.read()
-    return raw, body
-
-
-def _decoded(raw, body: bytes) -> bytes:
-    """The body with its Content-Encoding undone, by urllib3."""
-    if raw.getheader('content-encoding', 'identity').strip().lower() \
-            == 'identity':
-        return body
-    try:
-        return urllib3.HTTPResponse(
-            body=io.BytesIO(body), headers=raw.getheaders(),
-            status=raw.status, preload_content=False,
-            decode_content=True).read()
-    except ux.DecodeError as e:
-        raise rx.ContentDecodingError(e)
 
 
 def send(session, url: str, **kwargs) -> requests.Response | None:
@@ -245,17 +127,18 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
     except (ValueError, ux.LocationParseError):
         return None
     scheme = (parsed.scheme or '').lower()
-    if not parsed.host or scheme not in _PORTS:
+    if not parsed.host or scheme not in direct_http.PORTS:
         return None
     verify = kwargs.get('verify')
     if verify is None:      # requests' merge: the session's then
         verify = session.verify
-    conn = _connect(scheme, parsed.host, parsed.port or _PORTS[scheme],
+    conn = direct_http.connect(
+        scheme, parsed.host, parsed.port or direct_http.PORTS[scheme],
                     verify, _timeouts(kwargs.get('timeout')))
     try:
         if not _request(conn, parsed.request_uri, headers):
             return None
-        raw, body = _answer(conn)
+        raw, body = direct_http.answer(conn)
     finally:
         conn.close()
     if raw.status in _REDIRECTS and raw.getheader('location') is not None:
@@ -270,7 +153,7 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
     response.url = url
     response.encoding = requests.utils.get_encoding_from_headers(
         response.headers)
-    response._content = _decoded(raw, body)
+    response._content = direct_http.decoded(raw, body)
     response._content_consumed = True
     if 'set-cookie' in response.headers:
         # kept by the session as requests would (its next requests go

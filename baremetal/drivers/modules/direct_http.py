@@ -1,0 +1,198 @@
+"""HTTP requests sent by the standard library's ``http.client`` itself,
+for the conductor's most frequent requests: a Redfish ``GET``
+(redfish/lean_get.py) and every command to an agent (agent/client.py).
+
+``requests`` sends a request through urllib3, which sends it through
+``http.client``; on a new connection each time (sushy asks BMCs to close
+theirs; an agent's address changes with every boot) their layers cost
+several times what ``http.client`` does for the same request: 0.73
+against 0.15 ms of CPU a request to a local agent double, and most of
+the conductor's CPU in the agent phases went to them
+(doc/source/admin/performance.rst).
+
+Connections are set up as urllib3 sets them up (TCP_NODELAY, TLS
+verified as ``verify`` says: True is requests' CA bundle, a string a CA
+file or directory, False none), and every error is raised as the
+``requests`` exception ``requests`` raises for it, so callers handle
+both paths alike.  TLS contexts are kept per CA bundle (built again when
+its file changes): urllib3 built one for every connection, loading the
+bundle each time.
+"""
+
+import base64
+import contextlib
+import http.client
+import io
+import os
+import socket
+import ssl
+import threading
+import urllib.parse
+import warnings
+
+import requests.exceptions as rx
+import requests.utils
+import urllib3
+from urllib3 import exceptions as ux
+
+PORTS = {'http': 80, 'https': 443}
+
+_CONTEXTS: dict = {}
+_CONTEXTS_LOCK = threading.Lock()
+
+
+def tls_context(verify) -> ssl.SSLContext:
+    """The TLS context of ``verify`` as requests' adapter sets urllib3 up
+    for it (``cert_verify``): True is requests' CA bundle, a string a CA
+    file or directory, False no verification; one per bundle while its
+    file does not change."""
+    if not verify:
+        key = None
+    else:
+        where = requests.utils.DEFAULT_CA_BUNDLE_PATH if verify is True \
+            else verify
+        try:
+            st = os.stat(where) if where else None
+        except OSError:
+            st = None
+        if st is None:
+            # requests' own error and text
+            raise OSError('Could not find a suitable TLS CA certificate '
+                          'bundle, invalid path: %s' % where)
+        key = (where, st.st_mtime_ns, st.st_size, st.st_ino)
+    ctx = _CONTEXTS.get(key)
+    if ctx is not None:
+        return ctx
+    from urllib3.util import ssl_
+    if key is None:
+        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_NONE)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    else:
+        ctx = ssl_.create_urllib3_context(cert_reqs=ssl.CERT_REQUIRED)
+        ctx.check_hostname = True
+        if os.path.isdir(where):
+            ctx.load_verify_locations(capath=where)
+        else:
+            ctx.load_verify_locations(cafile=where)
+    with _CONTEXTS_LOCK:
+        if len(_CONTEXTS) > 64:     # bundles replaced many times over
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = ctx
+    return ctx
+
+
+@contextlib.contextmanager
+def errors(timeout: type, broken: type):
+    """Errors of the socket and ``http.client`` raised as requests
+    raises them at this point of a request: a timeout as ``timeout``,
+    TLS errors as its SSLError, others as ``broken``."""
+    try:
+        yield
+    except TimeoutError as e:
+        raise timeout(e)
+    except ssl.SSLError as e:
+        raise rx.SSLError(e)
+    except (http.client.HTTPException, OSError) as e:
+        raise broken(e)
+
+
+def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
+    """A connected ``http.client`` connection, TLS set up as urllib3
+    does (errors raised as requests raises them)."""
+    ctx = tls_context(verify) if scheme == 'https' else None
+    addr = host[1:-1] if host.startswith('[') else host
+    with errors(rx.ConnectTimeout, rx.ConnectionError):
+        sock = socket.create_connection((addr, port), timeouts[0])
+    try:
+        with errors(rx.ReadTimeout, rx.ConnectionError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if ctx is not None:
+                if not verify:
+                    warnings.warn(
+                        "Unverified HTTPS request is being made to host "
+                        "'%s'. Adding certificate verification is strongly "
+                        'advised. See: https://urllib3.readthedocs.io/en/'
+                        'latest/advanced-usage.html#tls-warnings' % addr,
+                        ux.InsecureRequestWarning, stacklevel=3)
+                sock = ctx.wrap_socket(sock, server_hostname=addr)
+            sock.settimeout(timeouts[1])
+    except rx.RequestException:
+        sock.close()
+        raise
+    conn = http.client.HTTPConnection(addr, port)
+    conn.sock = sock
+    conn.default_port = PORTS[scheme]  # not named in the Host header
+    return conn
+
+
+def answer(conn) -> tuple:
+    """(http.client response, body) as urllib3 reads them."""
+    with errors(rx.ReadTimeout, rx.ConnectionError):
+        raw = conn.getresponse()
+    with errors(rx.ConnectionError, rx.ChunkedEncodingError):
+        body = raw.read()
+    return raw, body
+
+
+def decoded(raw, body: bytes) -> bytes:
+    """The body with its Content-Encoding undone, by urllib3."""
+    if raw.getheader('content-encoding', 'identity').strip().lower() \
+            == 'identity':
+        return body
+    try:
+        return urllib3.HTTPResponse(
+            body=io.BytesIO(body), headers=raw.getheaders(),
+            status=raw.status, preload_content=False,
+            decode_content=True).read()
+    except ux.DecodeError as e:
+        raise rx.ContentDecodingError(e)
+
+
+def exchange(method: str, url: str, headers: dict, body: bytes | None,
+             verify, timeout: float) -> tuple[int, bytes, str]:
+    """Send one request on a connection of its own (closed after the
+    answer); (status, body, charset of the answer or '').  A password in
+    the URL is sent as basic credentials, as requests sends it.
+    Redirects are answers like others: not followed.  Errors are the
+    requests exceptions requests raises for them."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        scheme = parts.scheme.lower()
+        port = parts.port or PORTS.get(scheme)
+        host = parts.hostname
+    except ValueError as e:
+        raise rx.InvalidURL('%s' % e) from None
+    if scheme not in PORTS or not host:
+        raise rx.InvalidURL('not an http or https URL with a host')
+    path = parts.path or '/'
+    if parts.query:
+        path += '?' + parts.query
+    headers = dict(headers)
+    if parts.username is not None:
+        pair = '%s:%s' % (urllib.parse.unquote(parts.username),
+                          urllib.parse.unquote(parts.password or ''))
+        headers['Authorization'] = 'Basic ' + base64.b64encode(
+            pair.encode('latin-1', 'replace')).decode()
+    headers.setdefault('Connection', 'close')
+    conn = connect(scheme, host, port, verify, (timeout, timeout))
+    try:
+        try:
+            conn.putrequest(method, path, skip_accept_encoding=True)
+            for name, value in headers.items():
+                conn.putheader(name, value)
+        except (ValueError, UnicodeError, http.client.InvalidURL) as e:
+            raise rx.InvalidURL('%s' % e) from None
+        if body is not None:
+            conn.putheader('Content-Length', str(len(body)))
+        with errors(rx.ReadTimeout, rx.ConnectionError):
+            conn.endheaders(body)
+        raw, content = answer(conn)
+    finally:
+        conn.close()
+    charset = ''
+    ctype = raw.getheader('content-type') or ''
+    if 'charset=' in ctype:
+        charset = ctype.split('charset=', 1)[1].split(';')[0].strip(
+            ' "\'')
+    return raw.status, decoded(raw, content), charset
