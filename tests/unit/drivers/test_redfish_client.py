@@ -600,3 +600,42 @@ def test_https_bmcs_are_read_as_redfish_verify_ca_says(conf, tmp_path):
         assert fleet.counts['sys-00000'] >= 4
     finally:
         fleet.stop()
+
+
+def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
+    """A power change reads sushy's System once (for its reset action),
+    resets, then re-reads the System's JSON alone until it reports the
+    state (sushy's refresh, which parsed every field again, is not
+    used); a node already in the state is not asked again."""
+    import sushy.resources.system.system as sushy_system
+
+    from baremetal.conf import conductor as conductor_conf
+    from baremetal.drivers.modules.redfish import power
+    conductor_conf.register_opts(conf)
+    conf.set_override('power_poll_interval', 0, group='redfish')
+
+    parsed = []
+    refresh = sushy_system.System.refresh
+
+    def counted(self, *args, **kwargs):
+        parsed.append(1)
+        return refresh(self, *args, **kwargs)
+    monkeypatch.setattr(sushy_system.System, 'refresh', counted)
+    fleet = _fleet()
+    try:
+        task = _fleet_task(fleet, conf, None)
+        task.conductor.conf = conf
+        pw = power.RedfishPower()
+        assert pw.get_power_state(task) == 'power off'
+        before = len(fleet.gets['sys-00000'])
+        pw.set_power_state(task, 'power on')
+        # the System, then its JSON once more (the double is on at once)
+        assert len(fleet.gets['sys-00000']) == before + 2
+        assert len(parsed) == 1     # building the System
+        assert pw.get_power_state(task) == 'power on'
+        before = len(fleet.gets['sys-00000'])
+        pw.set_power_state(task, 'power on')
+        assert len(fleet.gets['sys-00000']) == before + 1
+        assert len(parsed) == 2
+    finally:
+        fleet.stop()

@@ -389,7 +389,7 @@ def get_system(node, conf):
         return conn.get_system(members[0])
 
 
-def system_fields(node, conf) -> dict:
+def system_fields(node, conf, what: str = 'get system') -> dict:
     """The ComputerSystem's own JSON, read with one GET through sushy's
     connector, for what needs only its top-level fields (PowerState,
     Status): building sushy's ComputerSystem parses every field, about
@@ -399,7 +399,7 @@ def system_fields(node, conf) -> dict:
     if not info.system_id:
         return get_system(node, conf).json
     connector = _connected(node, info, conf)[1]
-    with errors(node, info, 'get system'):
+    with errors(node, info, what):
         data = connector.get(path=info.system_id).json()
         if not isinstance(data, dict):
             raise TypeError('%s is not an object' % type(data).__name__)

@@ -18,14 +18,20 @@ def _state(system) -> str:
 
 def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
     """Re-read the system until it reports ``wanted`` (on/off; a
-    transitional PoweringOn/Off does not count)."""
+    transitional PoweringOn/Off does not count); at once where the
+    ``system`` just read reports it and nothing was asked of it since
+    (``system`` None: read first).  A re-read takes the System's JSON
+    alone (client.system_fields): sushy's refresh parsed every field of
+    it each time."""
     conf = task.conductor.conf
+    raw = {states.POWER_ON: 'On', states.POWER_OFF: 'Off'}[wanted]
+    if system is not None and getattr(system.power_state, 'value',
+                                      system.power_state) == raw:
+        return
 
     def read():
-        with client.call(task.node, conf, 'read power state'):
-            system.refresh()
-            value = getattr(system.power_state, 'value',
-                            system.power_state)
+        value = client.system_fields(task.node, conf,
+                                     'read power state').get('PowerState')
         return {'On': states.POWER_ON, 'Off': states.POWER_OFF}.get(
             value), value
 
@@ -46,7 +52,7 @@ def restart(task, system) -> None:
         reset(task, system, 'ForceRestart', 'reboot')
     else:
         reset(task, system, 'On', 'power on')
-    wait_for(task, system, states.POWER_ON,
+    wait_for(task, None, states.POWER_ON,
              conf.power_state_change_timeout, 'reboot')
 
 
@@ -69,6 +75,7 @@ class RedfishPower(client.Interface, base.PowerInterface):
         if power_state == states.POWER_ON:
             if current != states.POWER_ON:
                 reset(task, system, 'On', 'power on')
+                system = None
             wait_for(task, system, states.POWER_ON,
                      timeout or conf.power_state_change_timeout,
                      'power on')
@@ -78,6 +85,7 @@ class RedfishPower(client.Interface, base.PowerInterface):
                 reset(task, system,
                       'GracefulShutdown' if soft else 'ForceOff',
                       'soft power off' if soft else 'power off')
+                system = None
             wait_for(task, system, states.POWER_OFF,
                      timeout or (conf.soft_power_off_timeout if soft
                                  else conf.power_state_change_timeout),
@@ -87,7 +95,7 @@ class RedfishPower(client.Interface, base.PowerInterface):
                 reset(task, system, 'GracefulRestart', 'soft reboot')
             else:
                 reset(task, system, 'On', 'power on')
-            wait_for(task, system, states.POWER_ON,
+            wait_for(task, None, states.POWER_ON,
                      timeout or conf.soft_power_off_timeout, 'soft reboot')
         else:
             raise exception.InvalidParameterValue(
