@@ -604,7 +604,7 @@ def test_https_bmcs_are_read_as_redfish_verify_ca_says(conf, tmp_path):
 
 def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
     """A power change reads sushy's System once (for its reset action),
-    resets, then re-reads the System's JSON alone until it reports the
+    resets (all by http.client, none through requests), then re-reads the System's JSON alone until it reports the
     state (sushy's refresh, which parsed every field again, is not
     used); a node already in the state is not asked again."""
     import sushy.resources.system.system as sushy_system
@@ -621,6 +621,10 @@ def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
         parsed.append(1)
         return refresh(self, *args, **kwargs)
     monkeypatch.setattr(sushy_system.System, 'refresh', counted)
+    import requests.adapters
+    through_requests = []
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, 'send',
+                        lambda self, r, **kw: through_requests.append(r))
     fleet = _fleet()
     try:
         task = _fleet_task(fleet, conf, None)
@@ -632,6 +636,10 @@ def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
         # the System, then its JSON once more (the double is on at once)
         assert len(fleet.gets['sys-00000']) == before + 2
         assert len(parsed) == 1     # building the System
+        # the reset's POST too went out by http.client (lean_get.py)
+        assert fleet.by_route.get(
+            'POST /Systems/{}/Actions/ComputerSystem.Reset') == 1
+        assert through_requests == []
         assert pw.get_power_state(task) == 'power on'
         before = len(fleet.gets['sys-00000'])
         pw.set_power_state(task, 'power on')

@@ -1,4 +1,5 @@
-"""A Redfish connection's plain GETs go through http.client itself
+"""A Redfish connection's plain GETs, POSTs and PATCHes go through
+http.client itself
 (drivers/modules/redfish/lean_get.py): the BMC sees the request requests
 would have sent, and sushy gets the answer (or the error) requests would
 have given, however the answer is framed; what lean_get does not do goes
@@ -38,7 +39,19 @@ class _BMC:
 
             def do_GET(self):
                 owner.seen.append((self.path, dict(self.headers)))
-                status, headers, body = owner.answer(self.path)
+                self._answer(owner.answer(self.path))
+
+            def _write(self):
+                n = int(self.headers.get('Content-Length') or 0)
+                owner.seen.append((self.command, self.path,
+                                   list(self.headers.items()),
+                                   self.rfile.read(n)))
+                self._answer(owner.answer(self.path))
+
+            do_POST = do_PATCH = _write
+
+            def _answer(self, answer):
+                status, headers, body = answer
                 if status is None:      # the answer's bytes as they are
                     self.wfile.write(body)
                     self.close_connection = True
@@ -101,6 +114,14 @@ class _BMC:
         if kind == 'short':         # fewer bytes than it says
             return None, None, (b'HTTP/1.1 200 OK\r\nContent-Length: 500'
                                 b'\r\n\r\n' + doc)
+        if kind == 'Actions':       # a reset done
+            return 204, [], None
+        if kind == 'refused':
+            return 400, [('Content-Type', 'application/json')], json.dumps(
+                {'error': {'code': 'Base.1.0.ActionNotSupported',
+                           'message': 'no'}}).encode()
+        if kind == 'temporary':
+            return 307, [('Location', '/redfish/v1/Systems/1/Actions')], b''
         if kind == 'cookie':
             return 200, [('Content-Type', 'application/json'),
                          ('Set-Cookie', 'bmc=abc; Path=/')], doc
@@ -334,3 +355,70 @@ def test_the_conductors_reads_do_not_go_through_requests(bmcs, monkeypatch):
                         bmc.url + '/redfish/v1/Systems/1']
     finally:
         client.forget(client.parse(node, conf))
+
+
+# what sushy passes with a POST or PATCH
+_WRITE = {'timeout': (5, 10),
+          'headers': {'Accept': 'application/json',
+                      'Content-Type': 'application/json',
+                      'OData-Version': '4.0', 'Accept-Encoding': 'identity',
+                      'If-Match': 'W/"1"'}}
+
+
+@pytest.mark.parametrize('method, json_body', [
+    ('POST', {'ResetType': 'On'}),
+    ('PATCH', {'Boot': {'BootSourceOverrideTarget': 'Pxe',
+                        'BootSourceOverrideEnabled': 'Once',
+                        'Name': 'caf\u00e9'}}),
+    ('POST', None),
+])
+@pytest.mark.parametrize('kind', ['Actions', '1', 'refused'])
+def test_a_write_is_sent_and_answered_as_requests_does(bmcs, method,
+                                                       json_body, kind):
+    """The BMC sees the same request line, headers in the same order and
+    the same body bytes from both; sushy gets the same answer."""
+    bmc = bmcs()
+    url = bmc.url + '/redfish/v1/Systems/' + kind
+    answers = []
+    for lean in (False, True):
+        s = _session()
+        s.headers['X-Auth-Token'] = 'token-1'
+        if lean:
+            r = lean_get.send(s, url, method, json=json_body, **_WRITE)
+            assert r is not None, 'lean_get left a plain write to requests'
+        else:
+            r = s.request(method, url, json=json_body, **_WRITE)
+        answers.append(r)
+    (m1, p1, h1, b1), (m2, p2, h2, b2) = bmc.seen
+    assert (m2, p2, b2) == (m1, p1, b1) == (
+        method, '/redfish/v1/Systems/' + kind,
+        json.dumps(json_body).encode() if json_body is not None else b'')
+    assert h2 == h1     # in order, Host, Content-Length and all
+    plain, lean = answers
+    assert (lean.status_code, lean.reason, lean.content, lean.ok) == \
+        (plain.status_code, plain.reason, plain.content, plain.ok)
+
+
+def test_a_redirected_write_is_sent_again_through_requests(bmcs):
+    """A redirect is an answer the BMC did not act on: lean_get leaves
+    the write to requests (which sends it, and follows a 307 with it)."""
+    bmc = bmcs()
+    url = bmc.url + '/redfish/v1/Systems/temporary'
+    assert lean_get.send(_session(), url, 'POST', json={'ResetType': 'On'},
+                         **_WRITE) is None
+    assert [(m, p) for m, p, _, _ in bmc.seen] == [
+        ('POST', '/redfish/v1/Systems/temporary')]
+
+
+@pytest.mark.parametrize('method, kwargs', [
+    ('DELETE', {}),
+    ('PUT', {'json': {'a': 1}}),
+    ('POST', {'data': b'raw'}),
+    ('POST', {'json': {'a': float('nan')}}),
+], ids=['delete', 'put', 'raw-data', 'not-json'])
+def test_a_write_lean_get_does_not_do_is_left_to_requests(bmcs, method,
+                                                          kwargs):
+    bmc = bmcs()
+    assert lean_get.send(_session(), bmc.url + '/redfish/v1/Systems/1',
+                         method, **dict(_WRITE, **kwargs)) is None
+    assert bmc.seen == []

@@ -126,10 +126,10 @@ def _gated(session, gate: bmc_gates.Gate, address: str,
                 'the BMC at %s is still busy with an earlier request '
                 'after %d seconds' % (address, wait))
         try:
-            if method == 'GET' and not args:
+            if method in lean_get.METHODS and not args:
                 # most of what the conductor sends, without requests'
                 # own work (lean_get.py)
-                response = lean_get.send(session, url, **kwargs)
+                response = lean_get.send(session, url, method, **kwargs)
                 if response is not None:
                     return response
             return send(method, url, *args, **kwargs)

@@ -1,5 +1,6 @@
-"""A Redfish connection's plain GETs sent by the standard library's
-HTTP client itself.
+"""A Redfish connection's plain requests (its GETs, and the POSTs and
+PATCHes of its actions and settings) sent by the standard library's HTTP
+client itself.
 
 sushy sends every request through a ``requests`` session, which sends it
 through urllib3, which sends it through ``http.client``.  sushy asks
@@ -12,17 +13,19 @@ reading its answer: a power sync read takes 0.83x the conductor's CPU
 through ``http.client`` alone, about half in one thread against a BMC
 that answers at once (doc/source/admin/performance.rst).
 
-``send`` does what ``requests`` and urllib3 would for the GETs that need
-nothing more - the session's headers and basic credentials, sushy's
-headers, TLS verified as ``verify`` says, timeouts, content decoding -
+``send`` does what ``requests`` and urllib3 would for the requests that
+need nothing more - the session's headers and basic credentials, sushy's
+headers, a JSON body encoded as requests encodes it, TLS verified as
+``verify`` says, timeouts, content decoding -
 and answers with a ``requests.Response`` carrying the same status,
 headers and body, so sushy (its errors, retries and session renewal)
-sees no difference.  A GET that needs more goes through ``requests`` as
-before: the session has proxies, cookies, hooks, client certificates or
+sees no difference.  A request that needs more goes through ``requests``
+as before: the session has proxies, cookies, hooks, client certificates or
 an adapter of its own (sushy's TLS options), the call has other
 arguments, or the BMC answers with a redirect (sent again through
-``requests``, which follows it).  Errors are raised as the ``requests``
-exceptions ``requests`` raises for them.
+``requests``, which follows it: a redirect is an answer that the BMC did
+not act on, so a POST sent again is acted on once).  Errors are raised
+as the ``requests`` exceptions ``requests`` raises for them.
 
 The connection, its TLS (contexts kept per CA bundle: urllib3 built
 one for every connection, loading a ``verify`` path's bundle - or,
@@ -47,14 +50,17 @@ from urllib3.util import parse_url
 from baremetal.drivers.modules import direct_http
 
 _ARGS = frozenset(('json', 'data', 'headers', 'verify', 'timeout'))
+# what sushy sends: reads, actions (POST) and settings (PATCH)
+METHODS = frozenset(('GET', 'POST', 'PATCH'))
 _REDIRECTS = frozenset((301, 302, 303, 307, 308))
 _USER_AGENT = 'python-urllib3/%s' % urllib3.__version__   # urllib3's own
 
 
-def _plain(session, url: str, kwargs: dict) -> bool:
-    """Whether a GET needs nothing ``send`` leaves to requests."""
-    if not _ARGS.issuperset(kwargs) or kwargs.get('json') is not None \
-            or kwargs.get('data') is not None:
+def _plain(session, method: str, url: str, kwargs: dict) -> bool:
+    """Whether a request needs nothing ``send`` leaves to requests."""
+    if method not in METHODS or not _ARGS.issuperset(kwargs) \
+            or kwargs.get('data') is not None \
+            or (method == 'GET' and kwargs.get('json') is not None):
         return False
     auth = session.auth
     if auth is not None and not (isinstance(auth, tuple) and len(auth) == 2):
@@ -70,7 +76,22 @@ def _plain(session, url: str, kwargs: dict) -> bool:
     return type(session.get_adapter(url)) is requests.adapters.HTTPAdapter
 
 
-def _headers(session, headers) -> dict | None:
+def _body(method: str, obj) -> bytes | None:
+    """The body requests makes of ``json=obj``; b'' for a body requests
+    does not make (a write without one); None where requests would say
+    the object is no JSON (its own error)."""
+    if obj is None:
+        return b'' if method != 'GET' else None
+    try:
+        text = requests.models.complexjson.dumps(obj, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return text if isinstance(text, bytes) else text.encode('utf-8')
+
+
+def _headers(session, headers, body: bytes | None = None) -> dict | None:
+    """The headers requests sends, in its order: the session's and the
+    call's merged, then those of the body, then the credentials."""
     merged = requests.structures.CaseInsensitiveDict(session.headers)
     merged.update(headers or {})
     out = {}
@@ -81,6 +102,18 @@ def _headers(session, headers) -> dict | None:
                 not isinstance(name, str):
             return None     # requests' own checks and messages
         out[name] = value
+    if body is not None:
+        # requests' prepare_body: the length (in place where given),
+        # then the type unless given
+        length = str(len(body))
+        given = [k for k in out if k.lower() == 'content-length']
+        if given:
+            out = {('Content-Length' if k in given else k):
+                   (length if k in given else v) for k, v in out.items()}
+        else:
+            out['Content-Length'] = length
+        if body and 'content-type' not in {k.lower() for k in out}:
+            out['Content-Type'] = 'application/json'
     if session.auth is not None:
         requests.auth.HTTPBasicAuth(*session.auth)(
             types.SimpleNamespace(headers=out))
@@ -94,13 +127,15 @@ def _timeouts(timeout) -> tuple:
     return timeout, timeout
 
 
-def _request(conn, path: str, headers: dict) -> bool:
-    """Send the GET as urllib3 sends it (Host, then Accept-Encoding and
-    User-Agent unless given); False if ``http.client`` refuses a header
-    (requests is left to say why, nothing sent)."""
+def _request(conn, method: str, path: str, headers: dict,
+             body: bytes | None = None) -> bool:
+    """Send the request as urllib3 sends it (Host, then Accept-Encoding
+    and User-Agent unless given, then the headers and the body); False if
+    ``http.client`` refuses a header (requests is left to say why,
+    nothing sent)."""
     names = {k.lower() for k in headers}
     try:
-        conn.putrequest('GET', path, skip_host='host' in names,
+        conn.putrequest(method, path, skip_host='host' in names,
                         skip_accept_encoding='accept-encoding' in names)
         if 'user-agent' not in names:
             conn.putheader('User-Agent', _USER_AGENT)
@@ -109,16 +144,21 @@ def _request(conn, path: str, headers: dict) -> bool:
     except (ValueError, UnicodeError):
         return False
     with direct_http.errors(rx.ReadTimeout, rx.ConnectionError):
-        conn.endheaders()
+        conn.endheaders(body or None)
     return True
 
 
-def send(session, url: str, **kwargs) -> requests.Response | None:
-    """GET ``url`` as ``session.request('GET', url, **kwargs)`` would;
-    None when the GET needs requests (see the module's docstring)."""
-    if not _plain(session, url, kwargs):
+def send(session, url: str, method: str = 'GET',
+         **kwargs) -> requests.Response | None:
+    """``method`` ``url`` as ``session.request(method, url, **kwargs)``
+    would; None when the request needs requests (see the module's
+    docstring)."""
+    if not _plain(session, method, url, kwargs):
         return None
-    headers = _headers(session, kwargs.get('headers'))
+    body = _body(method, kwargs.get('json'))
+    if body is None and method != 'GET':
+        return None
+    headers = _headers(session, kwargs.get('headers'), body)
     if headers is None:
         return None
     try:
@@ -134,9 +174,9 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
         verify = session.verify
     conn = direct_http.connect(
         scheme, parsed.host, parsed.port or direct_http.PORTS[scheme],
-                    verify, _timeouts(kwargs.get('timeout')))
+        verify, _timeouts(kwargs.get('timeout')))
     try:
-        if not _request(conn, parsed.request_uri, headers):
+        if not _request(conn, method, parsed.request_uri, headers, body):
             return None
         raw, body = direct_http.answer(conn)
     finally:
@@ -159,7 +199,7 @@ def send(session, url: str, **kwargs) -> requests.Response | None:
         # kept by the session as requests would (its next requests go
         # through requests, which sends them)
         prepared = requests.PreparedRequest()
-        prepared.prepare(method='GET', url=url, headers=headers)
+        prepared.prepare(method=method, url=url, headers=headers)
         requests.cookies.extract_cookies_to_jar(
             session.cookies, prepared,
             types.SimpleNamespace(_original_response=raw))
