@@ -604,9 +604,10 @@ def test_https_bmcs_are_read_as_redfish_verify_ca_says(conf, tmp_path):
 
 def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
     """A power change reads sushy's System once (for its reset action),
-    resets (all by http.client, none through requests), then re-reads the System's JSON alone until it reports the
-    state (sushy's refresh, which parsed every field again, is not
-    used); a node already in the state is not asked again."""
+    resets (all by http.client, none through requests), then re-reads
+    the System's JSON alone until it reports the state (sushy's refresh,
+    which parsed every field again, is not used); a node already in the
+    state is not asked again."""
     import sushy.resources.system.system as sushy_system
 
     from baremetal.conf import conductor as conductor_conf
