@@ -2,8 +2,12 @@
 (tests/agent_double.py): every failure is an AgentError naming the node
 and the command, never the token."""
 
+import http.client
+import http.server
 import socket
+import threading
 import types
+import urllib.parse
 
 import pytest
 from oslo_config import cfg
@@ -230,10 +234,6 @@ class _Proxy:
     sends them on; ``seen`` lists them."""
 
     def __init__(self) -> None:
-        import http.client
-        import http.server
-        import threading
-        import urllib.parse
         self.seen: list[str] = []
         proxy = self
 
