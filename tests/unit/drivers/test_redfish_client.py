@@ -335,25 +335,38 @@ def test_systems_behind_one_address_share_their_bmc():
 
 class _Recorder:
     """A loopback HTTP(S) server that answers every GET with a
-    Redfish-like document (``system``, once set, for the paths of
-    systems) and records the request lines: as a proxy it sees absolute
-    URLs."""
+    Redfish-like document (``docs[path]``, else ``system``, once set,
+    for the paths of systems) and records the request lines: as a proxy
+    it sees absolute URLs.  A POST is recorded in ``posts`` (path, JSON
+    body) and answered 204."""
 
     def __init__(self, tls=None):
         import http.server
         import threading
         seen = self.seen = []
+        posts = self.posts = []
         self.system = None
+        self.docs = {}
         owner = self
 
         class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                posts.append((self.path,
+                              json.loads(self.rfile.read(length) or 'null')))
+                self.send_response(204)
+                self.send_header('Content-Length', '0')
+                self.end_headers()
+
             def do_GET(self):
                 seen.append(self.path)
                 doc = {
                     '@odata.id': '/redfish/v1/', 'Id': '1', 'Name': 'n',
                     'RedfishVersion': '1.6.0', 'PowerState': 'On',
                     'Systems': {'@odata.id': '/redfish/v1/Systems'}}
-                if owner.system is not None and '/Systems/' in self.path:
+                if self.path in owner.docs:
+                    doc = owner.docs[self.path]
+                elif owner.system is not None and '/Systems/' in self.path:
                     doc = owner.system
                 body = json.dumps(doc).encode()
                 self.send_response(200)
@@ -603,10 +616,10 @@ def test_https_bmcs_are_read_as_redfish_verify_ca_says(conf, tmp_path):
 
 
 def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
-    """A power change reads sushy's System once (for its reset action),
-    resets (all by http.client, none through requests), then re-reads
-    the System's JSON alone until it reports the state (sushy's refresh,
-    which parsed every field again, is not used); a node already in the
+    """A power change reads the System's JSON once (its state and reset
+    action), resets (all by http.client, none through requests), then
+    re-reads the JSON alone until it reports the state; sushy's System,
+    which parses every field, is never built; a node already in the
     state is not asked again."""
     import sushy.resources.system.system as sushy_system
 
@@ -616,12 +629,12 @@ def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
     conf.set_override('power_poll_interval', 0, group='redfish')
 
     parsed = []
-    refresh = sushy_system.System.refresh
+    build = sushy_system.System.__init__
 
     def counted(self, *args, **kwargs):
         parsed.append(1)
-        return refresh(self, *args, **kwargs)
-    monkeypatch.setattr(sushy_system.System, 'refresh', counted)
+        return build(self, *args, **kwargs)
+    monkeypatch.setattr(sushy_system.System, '__init__', counted)
     import requests.adapters
     through_requests = []
     monkeypatch.setattr(requests.adapters.HTTPAdapter, 'send',
@@ -634,9 +647,9 @@ def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
         assert pw.get_power_state(task) == 'power off'
         before = len(fleet.gets['sys-00000'])
         pw.set_power_state(task, 'power on')
-        # the System, then its JSON once more (the double is on at once)
+        # the System's JSON, then once more (the double is on at once)
         assert len(fleet.gets['sys-00000']) == before + 2
-        assert len(parsed) == 1     # building the System
+        assert parsed == []
         # the reset's POST too went out by http.client (lean_get.py)
         assert fleet.by_route.get(
             'POST /Systems/{}/Actions/ComputerSystem.Reset') == 1
@@ -645,6 +658,103 @@ def test_a_power_change_rereads_only_the_systems_json(conf, monkeypatch):
         before = len(fleet.gets['sys-00000'])
         pw.set_power_state(task, 'power on')
         assert len(fleet.gets['sys-00000']) == before + 1
-        assert len(parsed) == 2
+        pw.reboot(task)
+        assert fleet.by_route.get(
+            'POST /Systems/{}/Actions/ComputerSystem.Reset') == 2
+        assert parsed == []
     finally:
         fleet.stop()
+
+
+_RESET = '/redfish/v1/Systems/1/Actions/ComputerSystem.Reset'
+_ACTION_INFO = '/redfish/v1/Systems/1/ResetActionInfo'
+
+
+def _with_reset(**action):
+    return {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
+            'PowerState': 'On',
+            'Actions': {'#ComputerSystem.Reset': dict(
+                {'target': _RESET}, **action)}}
+
+
+def _sushy_reset(conf, node, doc, reset_type):
+    """What sushy's own System.reset_system sends for ``doc``."""
+    import sushy
+    system = client.get_system(node, conf)
+    with client.call(node, conf, 'sushy reset'):
+        system.reset_system(sushy.ResetType(reset_type))
+
+
+@pytest.mark.parametrize('action, info, reset_type, sent', [
+    ({'ResetType@Redfish.AllowableValues': ['On', 'ForceOff']}, None,
+     'ForceOff', True),
+    ({'ResetType@Redfish.AllowableValues': ['On']}, None,
+     'ForceOff', False),
+    ({}, None, 'GracefulRestart', True),        # nothing listed: tried
+    ({'@Redfish.ActionInfo': _ACTION_INFO},
+     {'Parameters': [{'Name': 'ResetType',
+                      'AllowableValues': ['On', 'ForceRestart']}]},
+     'ForceRestart', True),
+    ({'@Redfish.ActionInfo': _ACTION_INFO},
+     {'Parameters': [{'Name': 'ResetType', 'AllowableValues': ['On']}]},
+     'ForceRestart', False),
+    # an ActionInfo that is no resource: tried, as sushy does
+    ({'@Redfish.ActionInfo': _ACTION_INFO}, ['no', 'object'], 'On', True),
+])
+def test_a_reset_sends_what_sushy_sends(conf, recorders, fresh, action,
+                                        info, reset_type, sent):
+    """The reset read from the System's JSON POSTs what sushy's
+    System.reset_system posts, to the action's target, and refuses the
+    reset types the BMC does not list (in the action or its ActionInfo)
+    as sushy does, before anything is sent."""
+    bmc = recorders()
+    bmc.system = _with_reset(**action)
+    if info is not None:
+        bmc.docs[_ACTION_INFO] = info
+    url = 'http://127.0.0.1:%d' % bmc.port
+    node = fresh(url)
+    node.driver_info['redfish_system_id'] = '1'
+    doc = client.system_fields(node, conf)
+    outcomes, said = [], []
+    for reset in (lambda: client.reset_system(node, conf, doc, reset_type,
+                                              'power off'),
+                  lambda: _sushy_reset(conf, node, doc, reset_type)):
+        del bmc.posts[:]
+        try:
+            reset()
+            outcomes.append(('sent', list(bmc.posts)))
+        except exception.RedfishError as e:
+            assert bmc.posts == []
+            assert url in str(e)
+            said.append(str(e))
+            outcomes.append(('refused', []))
+    assert outcomes[0] == outcomes[1]
+    if said:
+        # ours names the type and the allowed ones as the BMC spells them
+        assert ('power off on %s: The parameter "ResetType" value "%s" is '
+                'invalid. Valid values are: On' % (url, reset_type)
+                ) in said[0]
+    assert outcomes[0] == (('sent', [(_RESET, {'ResetType': reset_type})])
+                           if sent else ('refused', []))
+
+
+@pytest.mark.parametrize('actions', [
+    None, {}, {'#ComputerSystem.Reset': {}}, ['a list'],
+    {'#ComputerSystem.Reset': {'target': 7}}])
+def test_a_system_without_a_reset_action_is_an_error_naming_it(
+        conf, recorders, fresh, actions):
+    bmc = recorders()
+    bmc.system = {'@odata.id': '/redfish/v1/Systems/1', 'Id': '1',
+                  'PowerState': 'On'}
+    if actions is not None:
+        bmc.system['Actions'] = actions
+    url = 'http://127.0.0.1:%d' % bmc.port
+    node = fresh(url)
+    node.driver_info['redfish_system_id'] = '1'
+    doc = client.system_fields(node, conf)
+    with pytest.raises(exception.RedfishError) as e:
+        client.reset_system(node, conf, doc, 'On', 'power on')
+    assert 'power on on %s: ' % url in str(e.value)
+    assert '#ComputerSystem.Reset is missing from the resource ' \
+        '/redfish/v1/Systems/1' in str(e.value)
+    assert bmc.posts == []

@@ -12,21 +12,27 @@ _STATES = {'On': states.POWER_ON, 'Off': states.POWER_OFF,
 
 
 def _state(system) -> str:
+    """The power state of a sushy System."""
     return _STATES.get(getattr(system.power_state, 'value',
                                system.power_state), states.ERROR)
 
 
-def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
+def _state_of(data: dict) -> str:
+    """The power state of a System's JSON."""
+    return _STATES.get(data.get('PowerState'), states.ERROR)
+
+
+def wait_for(task, data: dict | None, wanted: str, timeout: int,
+             what: str) -> None:
     """Re-read the system until it reports ``wanted`` (on/off; a
     transitional PoweringOn/Off does not count); at once where the
-    ``system`` just read reports it and nothing was asked of it since
-    (``system`` None: read first).  A re-read takes the System's JSON
-    alone (client.system_fields): sushy's refresh parsed every field of
-    it each time."""
+    System's JSON just read (``data``) reports it and nothing was asked
+    of it since (``data`` None: read first).  A re-read takes the
+    System's JSON alone (client.system_fields): sushy's refresh parsed
+    every field of it each time."""
     conf = task.conductor.conf
     raw = {states.POWER_ON: 'On', states.POWER_OFF: 'Off'}[wanted]
-    if system is not None and getattr(system.power_state, 'value',
-                                      system.power_state) == raw:
+    if data is not None and data.get('PowerState') == raw:
         return
 
     def read():
@@ -39,27 +45,25 @@ def wait_for(task, system, wanted: str, timeout: int, what: str) -> None:
                         conf.redfish.power_poll_interval, what)
 
 
-def reset(task, system, reset_type: str, what: str) -> None:
-    import sushy
-    with client.call(task.node, task.conductor.conf, what):
-        system.reset_system(sushy.ResetType(reset_type))
+def reset(task, data: dict, reset_type: str, what: str) -> None:
+    client.reset_system(task.node, task.conductor.conf, data, reset_type,
+                        what)
 
 
-def restart(task, system) -> None:
+def restart(task, data: dict) -> None:
     """Reboot hard (or power on when off) and wait until it is on."""
     conf = task.conductor.conf.conductor
-    if _state(system) == states.POWER_ON:
-        reset(task, system, 'ForceRestart', 'reboot')
+    if _state_of(data) == states.POWER_ON:
+        reset(task, data, 'ForceRestart', 'reboot')
     else:
-        reset(task, system, 'On', 'power on')
+        reset(task, data, 'On', 'power on')
     wait_for(task, None, states.POWER_ON,
              conf.power_state_change_timeout, 'reboot')
 
 
 class RedfishPower(client.Interface, base.PowerInterface):
     def get_power_state(self, task):
-        return _STATES.get(self._system_fields(task).get('PowerState'),
-                           states.ERROR)
+        return _state_of(self._system_fields(task))
 
     def bmc_endpoint(self, driver_info):
         return client.endpoint(driver_info)
@@ -70,8 +74,11 @@ class RedfishPower(client.Interface, base.PowerInterface):
 
     def set_power_state(self, task, power_state, timeout=None):
         conf = task.conductor.conf.conductor
-        system = self._system(task)
-        current = _state(system)
+        # the System's JSON is all a power change needs (its state and
+        # reset action): sushy's System, which parses every field, is
+        # not built
+        system = self._system_fields(task)
+        current = _state_of(system)
         if power_state == states.POWER_ON:
             if current != states.POWER_ON:
                 reset(task, system, 'On', 'power on')
@@ -102,4 +109,4 @@ class RedfishPower(client.Interface, base.PowerInterface):
                 'redfish power cannot go to "%s"' % power_state)
 
     def reboot(self, task, timeout=None):
-        restart(task, self._system(task))
+        restart(task, self._system_fields(task))
