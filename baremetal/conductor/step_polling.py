@@ -65,6 +65,13 @@ class StepPoller:
             self._watched.add(w.key)
         self._push(w)
 
+    def watches(self, node_uuid: str, state: str, step: dict) -> bool:
+        """Whether the step ``node_uuid`` waits on in ``state`` is polled
+        here (the periodic poll leaves it alone)."""
+        key = (node_uuid, state, (step.get('interface'), step.get('step')))
+        with self._cv:
+            return key in self._watched
+
     @contextlib.contextmanager
     def polling(self, node_uuid: str) -> Iterator[bool]:
         """True: this thread polls the node's step; False: another poll

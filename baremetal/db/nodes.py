@@ -160,18 +160,29 @@ def list_page(filters: Iterable = (), columns: Iterable[str] | None = None,
 
 # ------------------------------------------------------------- periodics
 
+# what a periodic task reads of the nodes it looks at
+PERIODIC_COLUMNS = ('id', 'uuid', 'driver', 'conductor_group',
+                    'provision_state', 'provision_updated_at',
+                    'reservation', 'maintenance')
+STEP_COLUMNS = ('clean_step', 'deploy_step', 'service_step')
+
+
 def nodes_in_states(provision_states: Iterable[str],
-                    columns: Iterable[str] = ('id', 'uuid', 'driver',
-                                              'conductor_group',
-                                              'provision_state',
-                                              'provision_updated_at',
-                                              'reservation', 'maintenance'),
+                    columns: Iterable[str] = PERIODIC_COLUMNS,
                     extra: Iterable = ()) -> list[dict]:
     with engine.reader() as conn:
         return [dict(r) for r in conn.execute(
             sa.select(*[NODES.c[c] for c in columns]).where(
                 NODES.c.provision_state.in_(list(provision_states)),
                 *extra)).mappings()]
+
+
+def unreserved_with_steps(provision_states: Iterable[str]) -> list[dict]:
+    """Nodes in ``provision_states`` no task holds, with the steps they
+    run (``STEP_COLUMNS``) besides ``PERIODIC_COLUMNS``."""
+    return nodes_in_states(provision_states,
+                           PERIODIC_COLUMNS + STEP_COLUMNS,
+                           extra=(unreserved(),))
 
 
 def nodes_for_sensors(only_active: bool) -> list[dict]:

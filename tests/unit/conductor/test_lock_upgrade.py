@@ -9,6 +9,7 @@ agent's heartbeat then resumed the finished step again, rebooting the
 node under the agent."""
 
 import threading
+import time
 
 from baremetal import objects
 from baremetal.common import states
@@ -101,8 +102,23 @@ def _finished_and_moved_on(monkeypatch, node: dict):
     return stored
 
 
+def _taken_over(api, node: dict) -> None:
+    """As on a conductor that took the waiting node over (or started
+    again): its step poller does not watch the step, the periodic poll
+    is what polls it (once a poll of the poller under way is over)."""
+    poller = api.conductor.step_poller
+    poller.stop()
+    for _ in range(500):
+        with poller.polling(node['uuid']) as free:
+            if free:
+                return
+        time.sleep(0.01)
+    raise AssertionError('the step poller kept polling')
+
+
 def test_periodic_poll_of_a_node_moved_on_keeps_nothing(api, monkeypatch):
     node = _waiting(api)
+    _taken_over(api, node)
     stored = _finished_and_moved_on(monkeypatch, node)
     periodics.poll_async_steps(api.conductor)
     after = db_nodes.get_node(node['uuid'])
@@ -127,6 +143,7 @@ def test_one_poll_at_a_time_acts_on_a_step(api, monkeypatch):
     """The periodic poll and the step poller do not poll one node at
     once: the second looks again later, without asking the driver."""
     node = _waiting(api)
+    _taken_over(api, node)
     entered, go, calls = threading.Event(), threading.Event(), []
 
     def poll_step(self, task, step):
@@ -151,6 +168,61 @@ def test_one_poll_at_a_time_acts_on_a_step(api, monkeypatch):
     entered.clear()
     assert api.conductor.step_poller._poll_once(w) is True
     assert len(calls) == 2
+
+
+def _counting_reads(monkeypatch) -> list:
+    """The nodes read whole by shared tasks of this thread."""
+    reads = []
+    me = threading.current_thread()
+
+    class Counted:
+        def __getattr__(self, name):
+            return getattr(db_nodes, name)
+
+        def get_node(self, node_id):
+            if threading.current_thread() is me:
+                reads.append(node_id)
+            return db_nodes.get_node(node_id)
+    monkeypatch.setattr(task_manager, 'db_nodes', Counted())
+    return reads
+
+
+def test_periodic_poll_leaves_a_watched_step_to_the_step_poller(
+        api, monkeypatch):
+    """The step poller polls a step from its start: the periodic poll
+    neither reads the node nor asks the driver; once no poller watches
+    the step it does both."""
+    node = _waiting(api)
+    calls = []
+    me = threading.current_thread()
+    monkeypatch.setattr(
+        fake.FakeBase, 'poll_step', lambda self, task, step: calls.append(
+            threading.current_thread() is me) and False)
+    poller = api.conductor.step_poller
+    assert poller.watches(node['uuid'], states.CLEANWAIT,
+                          db_nodes.get_node(node['uuid'])['clean_step'])
+    reads = _counting_reads(monkeypatch)
+    periodics.poll_async_steps(api.conductor)
+    assert (reads, [c for c in calls if c]) == ([], [])
+    _taken_over(api, node)
+    calls.clear()
+    periodics.poll_async_steps(api.conductor)
+    assert len(reads) == 1 and [c for c in calls if c] == [True]
+
+
+def test_periodic_poll_skips_a_node_waiting_with_no_step(api, monkeypatch):
+    """A node waiting for its agent to boot has no step yet: nothing to
+    poll, nothing read."""
+    node = _waiting(api)
+    _taken_over(api, node)
+    _store(node['uuid'], clean_step={})
+    reads = _counting_reads(monkeypatch)
+    periodics.poll_async_steps(api.conductor)
+    assert reads == []
+    _store(node['uuid'], clean_step={'interface': 'deploy',
+                                     'step': 'erase_devices_metadata'})
+    periodics.poll_async_steps(api.conductor)
+    assert reads == [db_nodes.get_node(node['uuid'])['id']]
 
 
 def test_power_sync_does_not_record_a_read_older_than_the_node(
