@@ -20,6 +20,14 @@ def _lifecycle(tmp, db_url):
         cluster.wait_conductors(['cond-0', 'cond-1'])
         ep = cluster.api.endpoint
         uuids = enroll(ep, ['n%d' % i for i in range(20)])
+        # an error that is the caller's comes back from the conductor
+        # as itself, and is no error in the conductor's log
+        st, body = call(ep, 'POST', '/v1/heartbeat/%s' % uuids[0],
+                        {'callback_url': 'http://127.0.0.1:9999',
+                         'agent_token': 'not-this-one'})
+        assert st == 401, body
+        assert 'no token was issued for this boot' in json.loads(
+            body['error_message'])['faultstring']
         for verb, state in (('manage', 'manageable'),
                             ('provide', 'available'),
                             ('active', 'active'),
@@ -30,12 +38,16 @@ def _lifecycle(tmp, db_url):
         owners = {n['conductor'] for n in body['nodes']}
         assert owners == {'cond-0', 'cond-1'}, owners
         # each conductor really worked on the nodes it owns
+        refused = 0
         for name in ('cond-0', 'cond-1'):
             log = cluster.conductors[name].log(tail=None)
             assert 'registered' in log
+            assert ' ERROR ' not in log, log
+            refused += log.count('heartbeat refused: no agent token')
             mine = [n['uuid'] for n in body['nodes']
                     if n['conductor'] == name]
             assert any('%s: cleaning finished' % u in log for u in mine)
+        assert refused == 1
         for u in uuids:
             st, _ = call(ep, 'DELETE', '/v1/nodes/%s' % u)
             assert st == 204
