@@ -112,7 +112,11 @@ opts = [
                     'rebuilt from the conductor list.'),
     cfg.IntOpt('async_step_poll_interval', default=10, min=1,
                help='Seconds between asks to drivers whether the '
-                    'asynchronous step a node waits on has finished.'),
+                    'asynchronous step a node waits on has finished, '
+                    'for a step this conductor did not start (a node '
+                    'taken over, a restart): a step it started is '
+                    'polled from its start, up to '
+                    '[agent]command_poll_max_interval apart.'),
     cfg.IntOpt('takeover_interval', default=10, min=1,
                help='Seconds between checks for nodes left by dead '
                     'conductors (and for this conductor\'s own nodes '
