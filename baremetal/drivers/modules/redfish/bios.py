@@ -80,7 +80,7 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
     def _reboot_and_wait(self, task, system, wanted):
         task.node.driver_internal_info[_PENDING] = {
             'settings': wanted,
-            'was': power._state(system)}
+            'was': power._state(system.json)}
         task.power_action(states.REBOOT)
         return _wait_state(task)
 

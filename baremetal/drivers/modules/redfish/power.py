@@ -11,13 +11,7 @@ _STATES = {'On': states.POWER_ON, 'Off': states.POWER_OFF,
            'PoweringOn': states.POWER_ON, 'PoweringOff': states.POWER_OFF}
 
 
-def _state(system) -> str:
-    """The power state of a sushy System."""
-    return _STATES.get(getattr(system.power_state, 'value',
-                               system.power_state), states.ERROR)
-
-
-def _state_of(data: dict) -> str:
+def _state(data: dict) -> str:
     """The power state of a System's JSON."""
     return _STATES.get(data.get('PowerState'), states.ERROR)
 
@@ -53,7 +47,7 @@ def reset(task, data: dict, reset_type: str, what: str) -> None:
 def restart(task, data: dict) -> None:
     """Reboot hard (or power on when off) and wait until it is on."""
     conf = task.conductor.conf.conductor
-    if _state_of(data) == states.POWER_ON:
+    if _state(data) == states.POWER_ON:
         reset(task, data, 'ForceRestart', 'reboot')
     else:
         reset(task, data, 'On', 'power on')
@@ -63,7 +57,7 @@ def restart(task, data: dict) -> None:
 
 class RedfishPower(client.Interface, base.PowerInterface):
     def get_power_state(self, task):
-        return _state_of(self._system_fields(task))
+        return _state(self._system_fields(task))
 
     def bmc_endpoint(self, driver_info):
         return client.endpoint(driver_info)
@@ -78,7 +72,7 @@ class RedfishPower(client.Interface, base.PowerInterface):
         # reset action): sushy's System, which parses every field, is
         # not built
         system = self._system_fields(task)
-        current = _state_of(system)
+        current = _state(system)
         if power_state == states.POWER_ON:
             if current != states.POWER_ON:
                 reset(task, system, 'On', 'power on')
