@@ -496,18 +496,18 @@ class ConductorManager:
                    'lookup' if present else 'no token was issued for this '
                    'boot (no lookup at API 1.62 or later)')
 
-    def vendor_passthru(self, context, node_id: str, method: str,
+    def vendor_passthru(self, context, node_id: str, vendor_method: str,
                         http_method: str, info: dict) -> Any:
         with self._acquire(node_id, purpose='vendor passthru') as task:
             routes = task.driver.vendor.vendor_routes()
-            route = routes.get(method)
+            route = routes.get(vendor_method)
             if route is None:
                 raise exception.InvalidParameterValue(
-                    err='No handler for method %s' % method)
+                    err='No handler for method %s' % vendor_method)
             if http_method not in route['http_methods']:
                 raise exception.InvalidParameterValue(
                     err='The method %s does not support HTTP %s'
-                    % (method, http_method))
+                    % (vendor_method, http_method))
             task.driver.vendor.validate(task)
             return route['func'](task, **(info or {}))
 

@@ -28,6 +28,17 @@ def _lifecycle(tmp, db_url):
         assert st == 401, body
         assert 'no token was issued for this boot' in json.loads(
             body['error_message'])['faultstring']
+        # a node's vendor methods over the message bus (the method's
+        # name once clashed with oslo.messaging's own argument: a 500)
+        st, body = call(ep, 'POST', '/v1/nodes/%s/vendor_passthru/nope'
+                        % uuids[0], {})
+        assert st == 400, body
+        assert 'No handler for method nope' in json.loads(
+            body['error_message'])['faultstring']
+        st, body = call(ep, 'POST', '/v1/nodes/%s/vendor_passthru/'
+                        'first_method' % uuids[0], {'a': 1})
+        assert st == 200 and body == {'node': uuids[0], 'args': {'a': 1}}, \
+            body
         for verb, state in (('manage', 'manageable'),
                             ('provide', 'available'),
                             ('active', 'active'),

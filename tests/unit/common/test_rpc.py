@@ -84,3 +84,31 @@ def test_results_and_private_methods_as_before(client):
     assert client.call({}, 'fine', value=3) == {'got': 3}
     with pytest.raises(messaging.NoSuchMethod):
         client.call({}, '_private')
+
+
+def test_no_manager_method_takes_a_name_the_rpc_call_reserves():
+    """``RPCClient.call(ctxt, method, **kwargs)``: an RPC whose keyword
+    argument is named ``method`` or ``ctxt`` fails in the caller with a
+    TypeError (a 500) over a message bus, while the embedded server,
+    which calls the manager directly, works (node vendor passthru did
+    so, its method named ``method``)."""
+    import inspect
+
+    from baremetal.conductor import manager
+
+    reserved = set(inspect.signature(
+        messaging.RPCClient.call).parameters) - {'self', 'kwargs'}
+    assert reserved == {'ctxt', 'method'}
+    clashes = [
+        (name, p) for name, fn in inspect.getmembers(
+            manager.ConductorManager, inspect.isfunction)
+        if not name.startswith('_')
+        for p in list(inspect.signature(fn).parameters)[2:]
+        if p in reserved]
+    assert not clashes
+
+
+def test_why_a_keyword_named_method_cannot_cross(client):
+    with pytest.raises(TypeError):
+        client.call({}, 'fine', method='x')
+    assert client.call({}, 'fine', value='x') == {'got': 'x'}

@@ -315,7 +315,7 @@ def _passthru(req, node, method=None):
     row = nodes.get_row(req, node)
     info = req.json()
     return state.RPC.node_call(req.context, row, 'vendor_passthru',
-                               method=method, http_method=req.method,
+                               vendor_method=method, http_method=req.method,
                                info=info or {})
 
 
