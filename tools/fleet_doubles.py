@@ -538,7 +538,9 @@ class AgentFleet:
                       'heartbeat_errors': 0, 'heartbeats_retried': 0,
                       'commands': 0,
                       'command_polls': 0, 'inventories': 0,
-                      'inventories_retried': 0}
+                      'inventories_retried': 0,
+                      # the heartbeats' answers by HTTP status
+                      'heartbeat_statuses': {}}
         self.errors: list[str] = []
         self._due: list[tuple[float, str, int]] = []  # (when, node, gen)
         self._wake = threading.Condition(self.lock)
@@ -808,6 +810,8 @@ class AgentFleet:
         with self.lock:
             a = self.agents[node]
             self.stats['heartbeats'] += 1
+            by = self.stats['heartbeat_statuses']
+            by[str(status)] = by.get(str(status), 0) + 1
             if status not in (202, 409, 503) and a['gen'] == gen:
                 self.stats['heartbeat_errors'] += 1
                 self.errors.append('heartbeat %s: %d %s' % (

@@ -20,7 +20,12 @@ the next boot gets a new one.
 
 import datetime
 import hmac
+import logging
 import secrets
+
+from baremetal.common import exception
+
+LOG = logging.getLogger(__name__)
 
 TOKEN_KEY = 'agent_secret_token'
 # the token went onto the boot medium: no lookup hands it out
@@ -62,11 +67,25 @@ def pregenerated(node) -> bool:
     return bool(node.driver_internal_info.get(PREGENERATED_KEY))
 
 
-def valid(node, token) -> bool:
-    known = node.driver_internal_info.get(TOKEN_KEY)
-    if not known or not isinstance(token, str):
-        return False
-    return hmac.compare_digest(known.encode(), token.encode())
+def check(node_uuid: str, driver_internal_info: dict | None,
+          token) -> None:
+    """AgentTokenInvalid (401), logged, unless ``token`` is this boot's
+    (a node's ``driver_internal_info``).  The API checks a heartbeat's
+    token on the row it read before it calls the conductor, which checks
+    again under the node's lock: a token on the node was committed before
+    its agent could hold it, so a row read after the heartbeat arrived
+    refuses only what the conductor would."""
+    known = (driver_internal_info or {}).get(TOKEN_KEY)
+    if known and isinstance(token, str) and hmac.compare_digest(
+            known.encode(), token.encode()):
+        return
+    LOG.warning('Node %s: heartbeat refused: %s agent token', node_uuid,
+                'a wrong' if known else 'no')
+    raise exception.AgentTokenInvalid(
+        node=node_uuid,
+        reason='it does not match the token issued at this boot\'s '
+               'lookup' if known else 'no token was issued for this '
+               'boot (no lookup at API 1.62 or later)')
 
 
 def wipe(node) -> None:

@@ -455,10 +455,12 @@ class ConductorManager:
         changes (401), even while the node is locked: the token is checked
         under a shared lock before the exclusive one is taken."""
         with self._acquire(node_id, shared=True, purpose='heartbeat') as t:
-            self._check_agent_token(t.node, agent_token)
+            agent_tokens.check(t.node.uuid, t.node.driver_internal_info,
+                               agent_token)
         with self._acquire(node_id, purpose='heartbeat') as task:
             node = task.node
-            self._check_agent_token(node, agent_token)
+            agent_tokens.check(node.uuid, node.driver_internal_info,
+                               agent_token)
             info = node.driver_internal_info
             known = info.get('agent_url')
             if known and callback_url and known != callback_url:
@@ -482,19 +484,6 @@ class ConductorManager:
                 # a live agent: the callback timeout starts again
                 node.provision_updated_at = db_rows.utcnow()
             task.driver.deploy.heartbeat(task, callback_url, agent_version)
-
-    @staticmethod
-    def _check_agent_token(node, token: str | None) -> None:
-        if agent_tokens.valid(node, token):
-            return
-        present = agent_tokens.present(node)
-        LOG.warning('Node %s: heartbeat refused: %s agent token',
-                    node.uuid, 'a wrong' if present else 'no')
-        raise exception.AgentTokenInvalid(
-            node=node.uuid,
-            reason='it does not match the token issued at this boot\'s '
-                   'lookup' if present else 'no token was issued for this '
-                   'boot (no lookup at API 1.62 or later)')
 
     def vendor_passthru(self, context, node_id: str, vendor_method: str,
                         http_method: str, info: dict) -> Any:

@@ -85,6 +85,10 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     assert result['bmc_max_concurrent_per_bmc'] == 1, result
     agents = result['agents']
     assert agents['heartbeat_errors'] == 0, result['agent_errors']
+    # every heartbeat's answer counted by its status; most accepted
+    statuses = agents['heartbeat_statuses']
+    assert sum(statuses.values()) == agents['heartbeats'], agents
+    assert statuses.get('202', 0) >= LIFECYCLE, agents
     assert result['agent_errors'] == []
     # the deployed disk booted once per node; the ramdisk came up for
     # cleaning, deployment and cleaning again (lookups: at least three

@@ -165,6 +165,12 @@ def heartbeat(req, node):
             node=node, reason='a heartbeat must carry the agent_token '
                               'the agent got at lookup (API 1.62 or '
                               'later)')
+    # a token that is not this boot's is refused from the row just read,
+    # without a call to the conductor (which checks again under the
+    # node's lock): an agent's last heartbeat often arrives after the
+    # conductor tore its ramdisk down and wiped the token
+    agent_tokens.check(row['uuid'], row['driver_internal_info'],
+                       fields['agent_token'])
     state.RPC.node_call(req.context, row, 'heartbeat', **fields)
     metrics.agent_heartbeat(row['driver_internal_info'])
     return None
