@@ -20,12 +20,13 @@ the next boot gets a new one.
 
 import datetime
 import hmac
-import logging
 import secrets
+
+from oslo_log import log
 
 from baremetal.common import exception
 
-LOG = logging.getLogger(__name__)
+LOG = log.getLogger(__name__)
 
 TOKEN_KEY = 'agent_secret_token'
 # the token went onto the boot medium: no lookup hands it out

@@ -453,7 +453,9 @@ class ConductorManager:
                   agent_status_message: str | None = None) -> None:
         """An agent reported in.  Without this boot's token nothing
         changes (401), even while the node is locked: the token is checked
-        under a shared lock before the exclusive one is taken."""
+        under a shared lock before the exclusive one is taken (the API
+        refuses such a heartbeat itself from the row it read; this is for
+        a token wiped since)."""
         with self._acquire(node_id, shared=True, purpose='heartbeat') as t:
             agent_tokens.check(t.node.uuid, t.node.driver_internal_info,
                                agent_token)
