@@ -7,6 +7,7 @@ from baremetal.common import secrets
 from baremetal.common import states
 from baremetal.conductor import bios
 from baremetal.conductor import firmware
+from baremetal.conductor import power
 
 LOG = log.getLogger(__name__)
 
@@ -70,9 +71,12 @@ def adopt(task) -> None:
 
 def verify(task) -> None:
     """enroll -> verifying -> manageable: can we control its power?
-    What it reads from the BMC (power, BIOS, firmware, boot mode) is
-    read once (``task.bmc_reads``): a Redfish BMC is asked for the
-    ComputerSystem twice, not once for each."""
+    What it reads from the BMC (power, health, BIOS, firmware, boot mode)
+    is read once (``task.bmc_reads``): a Redfish BMC is asked for the
+    ComputerSystem twice, not once for each.  The health is recorded
+    here as the power sync records it, so a node is manageable with its
+    health known (the first sync round after enrolling a fleet does not
+    write every node)."""
     node = task.node
     with task.bmc_reads():
         try:
@@ -86,6 +90,7 @@ def verify(task) -> None:
             task.process_event('fail')
             return
         node.last_error = None
+        power.cache_health(task)
         bios.cache(task)
         firmware.cache(task)
         _record_boot_mode(task)

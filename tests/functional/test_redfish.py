@@ -90,8 +90,9 @@ def test_power_and_boot_device_reach_the_bmc(server, bmc):
     _, got = bs.http(server, 'GET', '/v1/nodes/%s/management/boot_device/'
                      'supported' % node)
     assert {'pxe', 'disk', 'cdrom'} <= set(got['supported_boot_devices'])
-    # the power sync (every second here) also reads the system's
-    # Status.Health (API 1.109) and records the change in the history
+    # verification, and the power sync (every second here), also read
+    # the system's Status.Health (API 1.109); its change is recorded in
+    # the history once
     deadline = time.monotonic() + 15
     while bs.http(server, 'GET', '/v1/nodes/%s' % node,
                   version='1.109')[1]['health'] != 'OK':

@@ -1,11 +1,11 @@
 """Verification (``manage`` from ``enroll``) asks a Redfish BMC for what
-it needs once: the power state, the BIOS and firmware reads, the boot
-mode and the Secure Boot state all look at the node's ComputerSystem,
-which a baremetal-server reads twice (the power read's lean GET, then
-sushy's System that the others share), not once for each of them.  The
-BMC is the fleet's Redfish double (tools/fleet_doubles.py), which counts
-what reaches it; the power sync is off so that only the verification
-asks."""
+it needs once: the power state, the health, the BIOS and firmware reads,
+the boot mode and the Secure Boot state all look at the node's
+ComputerSystem, which a baremetal-server reads twice (the power read's
+lean GET, then sushy's System that the others share), not once for each
+of them.  The BMC is the fleet's Redfish double (tools/fleet_doubles.py),
+which counts what reaches it; the power sync is off so that only the
+verification asks."""
 
 
 import pytest
@@ -56,8 +56,8 @@ def test_verification_reads_the_computer_system_twice(server, fleet):
     st, got = bs.http(server, 'GET', '/v1/nodes/%s' % node['uuid'],
                       version='1.115')
     # what was read is what the node now says
-    assert (got['power_state'], got['boot_mode'], got['secure_boot']) == \
-        ('power off', 'bios', False)
+    assert (got['power_state'], got['boot_mode'], got['secure_boot'],
+            got['health']) == ('power off', 'bios', False, 'OK')
     with fleet.lock:
         asked = {k: n - before.get(k, 0) for k, n in fleet.by_route.items()
                  if n - before.get(k, 0)}

@@ -259,11 +259,31 @@ def test_power_sync_records_health_changes(api):
             if e['event_type'] == 'monitoring'} == {'INFO'}
 
 
+def test_verification_records_health_before_any_sync(api):
+    status, n, _ = api.request('POST', '/v1/nodes', {
+        'driver': 'fake-hardware',
+        'driver_info': {'fake_health': 'Critical'}}, version=V)
+    assert status == 201, n
+    assert n['health'] is None
+    status, body, _ = _prov(api, n['uuid'], target='manage')
+    assert status == 202, body
+    api.wait_for(n['uuid'], 'manageable')
+    assert _get(api, n['uuid'])['health'] == 'Critical'
+    periodics.sync_power_states(api.conductor)      # nothing new to say
+    events = api.request('GET', '/v1/nodes/%s/history?detail=true'
+                         % n['uuid'], version=V)[1]['history']
+    assert [e['event'] for e in events
+            if e['event_type'] == 'monitoring'] == [
+        "Node health status changed: health='Critical' (previously "
+        "'None')"]
+
+
 def test_health_monitoring_can_be_turned_off(api):
     api.conductor.conf.set_override('enable_health_monitoring', False,
                                     group='conductor')
     try:
         n = api.make_available(driver_info={'fake_health': 'Critical'})
+        assert _get(api, n['uuid'])['health'] is None   # verified
         periodics.sync_power_states(api.conductor)
         assert _get(api, n['uuid'])['health'] is None
     finally:
