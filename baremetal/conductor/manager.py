@@ -452,13 +452,11 @@ class ConductorManager:
                   agent_status: str | None = None,
                   agent_status_message: str | None = None) -> None:
         """An agent reported in.  Without this boot's token nothing
-        changes (401), even while the node is locked: the token is checked
-        under a shared lock before the exclusive one is taken (the API
-        refuses such a heartbeat itself from the row it read; this is for
-        a token wiped since)."""
-        with self._acquire(node_id, shared=True, purpose='heartbeat') as t:
-            agent_tokens.check(t.node.uuid, t.node.driver_internal_info,
-                               agent_token)
+        changes (401): the API refuses such a heartbeat from the row it
+        read, locked node or not, and the token is checked again here
+        under the node's lock (a token wiped since the API's read; on a
+        node locked meanwhile that heartbeat meets the lock first, 409,
+        and the agent's next one the 401)."""
         with self._acquire(node_id, purpose='heartbeat') as task:
             node = task.node
             agent_tokens.check(node.uuid, node.driver_internal_info,
