@@ -80,13 +80,23 @@ def ids_in_shards(shards: list[str]):
     return sa.select(_N.id).where(_N.shard.in_(shards))
 
 
+# the id of the node of a UUID, as a page's marker: built once, so that
+# the statement of a page after a node is kept (rows.BoundMarker); its
+# value comes with each page (not required when a statement's values
+# are found by its shape, before the page's are added)
+_AFTER_UUID = db_rows.fixed(
+    sa.select(N.c.id).where(N.c.uuid == sa.bindparam(
+        'page_after_uuid', type_=N.c.uuid.type, required=False))
+    .scalar_subquery())
+
+
 def after_uuid(uuid: str) -> dict:
     """A page marker for ``rows.query`` sorted by id: the node of ``uuid``
     found by the page's own statement (a subquery), not by a statement
     of its own before it; a marker that names no node gives an empty
     page."""
-    return {'id': sa.select(N.c.id).where(N.c.uuid == str(uuid).lower())
-            .scalar_subquery()}
+    return db_rows.BoundMarker({'id': _AFTER_UUID},
+                               {'page_after_uuid': str(uuid).lower()})
 
 
 def uuids_by_id(ids) -> dict[int, str]:

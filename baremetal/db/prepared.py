@@ -316,6 +316,28 @@ def run(cache: Cache | None, conn: sa.engine.Connection, stmt,
     return _through_sqlalchemy(conn, stmt, values)
 
 
+def driver_scalar(conn: sa.engine.Connection, sql: str) -> Any:
+    """The first column of the first row of ``sql`` (fixed text, no
+    parameters), run on the driver's cursor: SQLAlchemy's execution of
+    a text statement took 0.3-0.4 ms of Python each time (the read-ahead
+    asks PostgreSQL for its snapshot twice a page).  A driver error runs
+    it again through SQLAlchemy, which raises it translated."""
+    listeners = conn.dispatch.before_cursor_execute
+    if listeners:   # statement counters see it, as a prepared one
+        listeners(conn, None, sql, (), None, False)
+    cur = conn.connection.driver_connection.cursor()
+    try:
+        cur.execute(sql)
+        row = cur.fetchone()
+    except conn.dialect.loaded_dbapi.Error:
+        pass
+    else:
+        return row[0] if row else None
+    finally:
+        cur.close()
+    return conn.exec_driver_sql(sql).scalar()
+
+
 def run_once(cache: Cache | None, conn: sa.engine.Connection, stmt,
              values: dict | None = None, raw: frozenset = frozenset(),
              tuples: bool = False, kept: bool = False) -> list:

@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from typing import NamedTuple
 
 from oslo_log import log
 
@@ -65,6 +66,16 @@ _skipped = 0
 _busy = 0       # reads queued or running
 
 
+class Statement(NamedTuple):
+    """A page's statement, the values of its parameters left unbound
+    (None: all bound), and whether the caller keeps the statement and
+    runs it again (its compiled shape is then found by the object:
+    ``prepared.page_shape``)."""
+    stmt: Any
+    values: dict | None
+    kept: bool
+
+
 class _Ahead:
     __slots__ = ('future', 'at')
 
@@ -79,12 +90,14 @@ def _usable(conn) -> bool:
         engine.prepared_cache.usable(conn)
 
 
-def _key(stmt, dialect, raw: frozenset, tuples: bool) -> tuple | None:
+def _key(page: Statement, dialect, raw: frozenset,
+         tuples: bool) -> tuple | None:
     """What tells a page's statement apart: its SQL and its parameters'
     values (None for a statement that cannot be keyed)."""
     try:
-        p, shaped = prepared.page_shape(stmt, dialect, raw)
-        params = p.params(shaped)
+        p, shaped = prepared.page_shape(page.stmt, dialect, raw, page.kept)
+        params = p.params({**shaped, **page.values} if page.values
+                          else shaped)
         values = (tuple(params) if isinstance(params, tuple)
                   else tuple(sorted(params.items())))
         key = (id(engine.engine()), p.sql, values, raw, tuples)
@@ -95,15 +108,16 @@ def _key(stmt, dialect, raw: frozenset, tuples: bool) -> tuple | None:
 
 
 def _snapshot(conn) -> str:
-    return conn.exec_driver_sql(_SNAPSHOT).scalar()
+    return prepared.driver_scalar(conn, _SNAPSHOT)
 
 
-def take(conn, stmt, raw: frozenset, tuples: bool) -> list | None:
-    """The rows of ``stmt`` read ahead and still current, or None."""
+def take(conn, page: Statement, raw: frozenset, tuples: bool
+         ) -> list | None:
+    """The rows of ``page`` read ahead and still current, or None."""
     global _stale_streak
     if not _pages or not _usable(conn):
         return None
-    key = _key(stmt, conn.dialect, raw, tuples)
+    key = _key(page, conn.dialect, raw, tuples)
     with _lock:
         _expire(time.monotonic())
         ahead = _pages.pop(key, None)
@@ -124,8 +138,9 @@ def take(conn, stmt, raw: frozenset, tuples: bool) -> list | None:
     return rows
 
 
-def start(stmt: Callable[[], Any], raw: frozenset, tuples: bool) -> None:
-    """Read the page of the statement ``stmt()`` builds ahead, in the
+def start(build: Callable[[], Statement], raw: frozenset,
+          tuples: bool) -> None:
+    """Read the page of the statement ``build()`` returns ahead, in the
     background."""
     global _executor, _skipped, _busy
     if not enabled or engine.engine().dialect.name != 'postgresql' or \
@@ -136,8 +151,8 @@ def start(stmt: Callable[[], Any], raw: frozenset, tuples: bool) -> None:
         if _skipped < 2 ** min(_stale_streak, 4):
             return
     _skipped = 0
-    statement = stmt()
-    key = _key(statement, engine.engine().dialect, raw, tuples)
+    page = build()
+    key = _key(page, engine.engine().dialect, raw, tuples)
     if key is None:
         return
     with _lock:
@@ -148,7 +163,7 @@ def start(stmt: Callable[[], Any], raw: frozenset, tuples: bool) -> None:
             import futurist
             _executor = futurist.ThreadPoolExecutor(max_workers=1)
         _busy += 1
-        future = _executor.submit(_read, statement, raw, tuples)
+        future = _executor.submit(_read, page, raw, tuples)
         _pages[key] = _Ahead(future, time.monotonic())
         while len(_pages) > MAX_PAGES:
             _pages.popitem(last=False)
@@ -162,13 +177,15 @@ def _expire(now: float) -> None:
         metrics.list_read_ahead('unused')
 
 
-def _read(stmt, raw: frozenset, tuples: bool) -> tuple[str, list]:
+def _read(page: Statement, raw: frozenset, tuples: bool
+          ) -> tuple[str, list]:
     global _busy
     try:
         with engine.reader() as conn:
             before = _snapshot(conn)
             return before, prepared.run_once(
-                engine.prepared_cache, conn, stmt, raw=raw, tuples=tuples)
+                engine.prepared_cache, conn, page.stmt, page.values,
+                raw=raw, tuples=tuples, kept=page.kept)
     finally:
         with _lock:
             _busy -= 1

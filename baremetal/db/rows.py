@@ -241,28 +241,49 @@ _FIXED_LOCK = threading.Lock()
 
 def fixed(condition):
     """``condition``, built once at import by a db/ module (a module
-    constant): a page with only such conditions and no marker keeps its
-    statement (``query``)."""
+    constant): a page with only such conditions and no marker, or a
+    ``BoundMarker``, keeps its statement (``query``)."""
     _FIXED_CONDITIONS[id(condition)] = condition
     return condition
 
 
+class BoundMarker(dict):
+    """A page marker whose values are SQL built once (``fixed``) with
+    parameters, and ``params``, those parameters' values for this page:
+    the statement of a page after it is the same for every marker (kept,
+    as a page without one is; a client walking a list asks for one page
+    after another) and runs with ``params``."""
+
+    __slots__ = ('params',)
+
+    def __init__(self, columns: dict, params: dict) -> None:
+        super().__init__(columns)
+        self.params = params
+
+
 def _fixed_statement(table, filters: tuple, columns, limit, sort_key: str,
-                     sort_dir: str, select):
+                     sort_dir: str, select, marker: BoundMarker | None):
     """The kept statement of a page that is the same at every request
-    (no marker, only ``fixed`` conditions), built the first time; None
-    for any other page.  Building it and finding its compiled shape took
-    0.26 ms of a detail list of 200 nodes that takes 3."""
-    if any(_FIXED_CONDITIONS.get(id(f)) is not f for f in filters):
+    (only ``fixed`` conditions, no marker or a ``BoundMarker``), built
+    the first time; None for any other page.  Building it and finding
+    its compiled shape took 0.26 ms of a detail list of 200 nodes that
+    takes 3, and a third of the API's CPU for a Nova-like list of every
+    node (a page's statement built and its shape found for the page and
+    again for the page read ahead)."""
+    bound = tuple(marker.values()) if marker is not None else ()
+    if any(_FIXED_CONDITIONS.get(id(f)) is not f
+           for f in filters + bound):
         return None
     key = (table.name, id(select), tuple(columns) if columns else None,
-           limit, sort_key, sort_dir, tuple(id(f) for f in filters))
+           limit, sort_key, sort_dir, tuple(id(f) for f in filters),
+           tuple((k, id(v)) for k, v in marker.items())
+           if marker is not None else None)
     with _FIXED_LOCK:
         kept = _FIXED_STMTS.get(key)
         if kept is not None and kept[0] is select:
             _FIXED_STMTS.move_to_end(key)
             return kept[1]
-    stmt = _page(table, filters, columns, limit, None, sort_key, sort_dir,
+    stmt = _page(table, filters, columns, limit, marker, sort_key, sort_dir,
                  select)
     with _FIXED_LOCK:
         _FIXED_STMTS[key] = (select, stmt)
@@ -279,32 +300,36 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
           ahead: Callable[[list], dict] | None = None) -> list:
     """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
     marker row holds the sort key's value and id of the previous page's
-    last row (keyset pagination, one query per page).  The JSON columns
-    in ``json_as_text`` may come back as their stored text (prepared: a
-    page is rendered without decoding and encoding them again).
-    ``select``: column expressions to select instead of ``columns``.
-    ``ahead``: the marker of the page after this one from this page's
-    rows; when this page is full, that page is read ahead
-    (db/read_ahead.py, PostgreSQL), and this one may have been."""
+    last row (keyset pagination, one query per page), or is a
+    ``BoundMarker``.  The JSON columns in ``json_as_text`` may come back
+    as their stored text (prepared: a page is rendered without decoding
+    and encoding them again).  ``select``: column expressions to select
+    instead of ``columns``.  ``ahead``: the marker of the page after
+    this one from this page's rows; when this page is full, that page is
+    read ahead (db/read_ahead.py, PostgreSQL), and this one may have
+    been."""
     filters = tuple(filters)    # built into this page's and the next's
-    def statement(marker):
-        return _page(table, filters, columns, limit, marker, sort_key,
-                     sort_dir, select)
+
+    def statement(marker) -> read_ahead.Statement:
+        values = marker.params if isinstance(marker, BoundMarker) else None
+        if marker is None or values is not None:
+            stmt = _fixed_statement(table, filters, columns, limit,
+                                    sort_key, sort_dir, select, marker)
+            if stmt is not None:
+                return read_ahead.Statement(stmt, values, True)
+        return read_ahead.Statement(
+            _page(table, filters, columns, limit, marker, sort_key,
+                  sort_dir, select), values, False)
     raw = frozenset(json_as_text)
-    stmt = None
-    if marker is None:
-        stmt = _fixed_statement(table, filters, columns, limit, sort_key,
-                                sort_dir, select)
-    kept = stmt is not None
-    if not kept:
-        stmt = statement(marker)
+    page = statement(marker)
     rows = None
     with engine.reader() as conn:
         if ahead is not None:
-            rows = read_ahead.take(conn, stmt, raw, tuples)
+            rows = read_ahead.take(conn, page, raw, tuples)
         if rows is None:
-            rows = prepared.run_once(engine.prepared_cache, conn, stmt,
-                                     raw=raw, tuples=tuples, kept=kept)
+            rows = prepared.run_once(engine.prepared_cache, conn, page.stmt,
+                                     page.values, raw=raw, tuples=tuples,
+                                     kept=page.kept)
     if ahead is not None and limit and len(rows) == limit:
         read_ahead.start(lambda: statement(ahead(rows)), raw, tuples)
     return rows

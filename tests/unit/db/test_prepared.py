@@ -370,3 +370,30 @@ def test_a_page_shape_is_compiled_once(prepared_db_api, monkeypatch):
             names = {r[0] for r in conn.exec_driver_sql(
                 'SELECT name FROM pg_prepared_statements')}
         assert {s.name for s in prepared._PAGES.values() if s} <= names
+
+
+def test_a_driver_scalar_is_seen_and_its_errors_translated(
+        prepared_db_api):
+    """``driver_scalar`` (the read-ahead's snapshot) runs on the
+    driver's cursor: statement listeners still see it, and an error is
+    raised as SQLAlchemy raises it, the connection usable after."""
+    seen = []
+
+    def listen(conn, cursor, statement, *args):
+        seen.append(statement)
+    sa.event.listen(db_engine.engine(), 'before_cursor_execute', listen)
+    try:
+        with db_engine.reader() as conn:
+            assert prepared.driver_scalar(conn, 'SELECT 40 + 2') == 42
+            assert seen == ['SELECT 40 + 2']
+            bad = 'SELECT no_such_function()'
+            with pytest.raises(Exception) as through_sqlalchemy:
+                conn.exec_driver_sql(bad)
+            with pytest.raises(Exception) as driver:
+                prepared.driver_scalar(conn, bad)
+            assert type(driver.value) is type(through_sqlalchemy.value)
+            raw = conn.dialect.loaded_dbapi.Error
+            assert not isinstance(driver.value, raw)
+            assert prepared.driver_scalar(conn, 'SELECT 7') == 7
+    finally:
+        sa.event.remove(db_engine.engine(), 'before_cursor_execute', listen)

@@ -2,6 +2,7 @@
 reads this one (PostgreSQL), through the API as a client walks a list:
 the same pages as without it, never a stale one."""
 
+import collections
 import threading
 
 import pytest
@@ -10,6 +11,7 @@ import sqlalchemy as sa
 from baremetal.common import metrics
 from baremetal.db import engine
 from baremetal.db import read_ahead
+from baremetal.db import rows as db_rows
 from tests import harness
 from tests import services
 
@@ -175,6 +177,38 @@ def test_another_query_does_not_take_the_page(pg_api, monkeypatch):
     assert counts()['used'] == used
     # still there, unasked, beside the pages after those asked for
     assert len(read_ahead._pages) == 4
+    _settle()
+
+
+def test_walking_a_list_builds_its_page_statement_once(pg_api, monkeypatch):
+    # a page after a node (the marker its UUID) is one statement, kept
+    # and run with the marker's value: walking a list builds no
+    # statement and looks no shape up a page, for the pages asked for
+    # nor for those read ahead (both were a third of the API's CPU for a
+    # Nova-like list of every node); a page with a filter built per
+    # request is still built each time, with the right nodes
+    uuids = _enroll(pg_api, 9)
+    monkeypatch.setattr(db_rows, '_FIXED_STMTS', collections.OrderedDict())
+    built, keyed = [], []
+    real_page = db_rows._page
+    monkeypatch.setattr(db_rows, '_page',
+                        lambda *a: built.append(a[4]) or real_page(*a))
+    real_key = sa.Select._generate_cache_key
+    monkeypatch.setattr(sa.Select, '_generate_cache_key',
+                        lambda self: keyed.append(self) or real_key(self))
+    used = counts()['used']
+    for _ in range(3):
+        pages = _walk(pg_api, 2)
+        assert [n['uuid'] for p in pages for n in p] == uuids
+    assert counts()['used'] > used
+    # the first page's statement and that of a page after a node
+    assert len(built) == 2 and built[0] is None
+    assert isinstance(built[1], db_rows.BoundMarker)
+    assert len(keyed) <= 2
+    built.clear()
+    pages = _walk(pg_api, 4, query=NOVA + '&maintenance=false')
+    assert [n['uuid'] for p in pages for n in p] == uuids
+    assert len(built) >= 3
     _settle()
 
 
