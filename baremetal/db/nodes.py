@@ -21,9 +21,20 @@ N = NODES = T['nodes']
 _N = N.c
 
 
-def equals(field: str, value):
-    """Condition: the node's ``field`` is ``value``."""
-    return _N[field] == value
+# equals()'s conditions, one per field, built once with the value a
+# parameter: a page filtered by them keeps its statement (rows.Bound)
+_EQUALS: dict[str, Any] = {}
+
+
+def equals(field: str, value) -> db_rows.Bound:
+    """Condition: the node's ``field`` is ``value`` (not None)."""
+    clause = _EQUALS.get(field)
+    if clause is None:
+        col = _N[field]
+        clause = _EQUALS.setdefault(field, db_rows.fixed(
+            col == sa.bindparam('equals_' + field, type_=col.type,
+                                required=False)))
+    return db_rows.Bound(clause, {'equals_' + field: value})
 
 
 def associated(flag: bool):
@@ -45,7 +56,11 @@ def retired(flag: bool):
 
 
 def in_shards(shards: list[str]):
-    """Condition: the node is in one of the shards."""
+    """Condition: the node is in one of the shards (one shard, as a
+    client of one shard asks for it, is ``equals``: an IN list is
+    rendered anew at each execution and never runs prepared)."""
+    if len(shards) == 1:
+        return equals('shard', shards[0])
     return _N.shard.in_(shards)
 
 

@@ -18,6 +18,7 @@ import uuid as uuidlib
 from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -247,6 +248,27 @@ def fixed(condition):
     return condition
 
 
+class Bound(NamedTuple):
+    """A condition built once (``fixed``) with parameters, and
+    ``params``, their values for this query: a page filtered by it keeps
+    its statement as an unfiltered one does (``query``)."""
+    clause: Any
+    params: dict
+
+
+def _unbound(filters: Iterable) -> tuple[tuple, dict | None]:
+    """The clauses of ``filters`` and the values of their ``Bound``
+    parameters (None: there are none)."""
+    clauses, params = [], None
+    for f in filters:
+        if isinstance(f, Bound):
+            clauses.append(f.clause)
+            params = {**(params or {}), **f.params}
+        else:
+            clauses.append(f)
+    return tuple(clauses), params
+
+
 class BoundMarker(dict):
     """A page marker whose values are SQL built once (``fixed``) with
     parameters, and ``params``, those parameters' values for this page:
@@ -298,21 +320,24 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
           json_as_text: Iterable[str] = (),
           select: list | None = None, tuples: bool = False,
           ahead: Callable[[list], dict] | None = None) -> list:
-    """One page of ``table``: ``filters`` are SQLAlchemy clauses; the
-    marker row holds the sort key's value and id of the previous page's
-    last row (keyset pagination, one query per page), or is a
-    ``BoundMarker``.  The JSON columns in ``json_as_text`` may come back
-    as their stored text (prepared: a page is rendered without decoding
-    and encoding them again).  ``select``: column expressions to select
-    instead of ``columns``.  ``ahead``: the marker of the page after
-    this one from this page's rows; when this page is full, that page is
-    read ahead (db/read_ahead.py, PostgreSQL), and this one may have
-    been."""
-    filters = tuple(filters)    # built into this page's and the next's
+    """One page of ``table``: ``filters`` are SQLAlchemy clauses (or
+    ``Bound`` ones); the marker row holds the sort key's value and id of
+    the previous page's last row (keyset pagination, one query per
+    page), or is a ``BoundMarker``.  The JSON columns in
+    ``json_as_text`` may come back as their stored text (prepared: a
+    page is rendered without decoding and encoding them again).
+    ``select``: column expressions to select instead of ``columns``.
+    ``ahead``: the marker of the page after this one from this page's
+    rows; when this page is full, that page is read ahead
+    (db/read_ahead.py, PostgreSQL), and this one may have been."""
+    # built into this page's statement and the next's
+    filters, bound = _unbound(filters)
 
     def statement(marker) -> read_ahead.Statement:
-        values = marker.params if isinstance(marker, BoundMarker) else None
-        if marker is None or values is not None:
+        values = bound
+        if isinstance(marker, BoundMarker):
+            values = {**(values or {}), **marker.params}
+        if marker is None or isinstance(marker, BoundMarker):
             stmt = _fixed_statement(table, filters, columns, limit,
                                     sort_key, sort_dir, select, marker)
             if stmt is not None:
@@ -375,9 +400,10 @@ def _page(table: sa.Table, filters: Iterable, columns, limit: int | None,
 
 
 def count(table: sa.Table, filters: Iterable = ()) -> int:
+    clauses, params = _unbound(filters)
     with engine.reader() as conn:
         return conn.execute(sa.select(sa.func.count()).select_from(table)
-                            .where(*filters)).scalar_one()
+                            .where(*clauses), params or {}).scalar_one()
 
 
 _IDENT = object()

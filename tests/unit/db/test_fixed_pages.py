@@ -1,7 +1,8 @@
 """db/rows.py's kept page statements: a page asked for without a marker
-whose conditions are all ``rows.fixed`` ones (the default node list) is
-built once and run again, on every database; what it returns is read
-anew each time."""
+or after a node's UUID (``rows.BoundMarker``), whose conditions are all
+``rows.fixed`` ones (the default node list) or ``rows.Bound`` ones
+(``nodes.equals``), is built once and run again with each request's
+values, on every database; what it returns is read anew each time."""
 
 from baremetal.db import nodes as db_nodes
 from baremetal.db import prepared
@@ -67,10 +68,50 @@ def test_other_pages_are_built_each_time(api, monkeypatch):
                               'provision_state': 'available'})
     first = db_nodes.list_page(columns=('id', 'uuid', 'name'), limit=1)[0]
     for _ in range(2):
-        # a condition with a value (built per request)
-        assert _names(filters=[db_nodes.equals('name', 'b')]) == ['b']
+        # a condition with a value, built per request
+        assert _names(filters=[db_nodes.NODES.c.name == 'b']) == ['b']
         # a marker
         assert _names(filters=[db_nodes.without_parent()],
                       marker=first) == ['b']
     # the unfiltered page above is kept; the four others were built
     assert len(built) == 1 + 4
+
+
+def test_equals_and_uuid_markers_keep_the_page_with_their_values(
+        any_db_api, monkeypatch):
+    built = _builds(monkeypatch)
+    for name, rc in (('a', 'gold'), ('b', 'silver'), ('c', 'gold')):
+        db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': name,
+                              'resource_class': rc, 'shard': 's-' + rc})
+
+    def of(rc):
+        return [db_nodes.without_parent(),
+                db_nodes.equals('resource_class', rc)]
+
+    def after(name):
+        return db_nodes.after_uuid(db_nodes.get_node(name)['uuid'])
+    for _ in range(2):
+        assert _names(filters=of('gold'), limit=10) == ['a', 'c']
+        assert _names(filters=of('silver'), limit=10) == ['b']
+        assert _names(filters=of('bronze'), limit=10) == []
+        assert _names(filters=of('gold'), limit=10,
+                      marker=after('a')) == ['c']
+        assert _names(filters=of('gold'), limit=10, marker=after('c')) == []
+        assert _names(filters=of('silver'), limit=10,
+                      marker=after('a')) == ['b']
+    # one statement without a marker, one after a node: both kept
+    assert len(built) == 2
+    assert db_rows.count(db_nodes.NODES,
+                         [db_nodes.equals('resource_class', 'gold')]) == 2
+    # one shard (a Nova of one shard) is such a condition; several are
+    # an IN list, built each time
+    built.clear()
+    for _ in range(2):
+        assert _names(filters=[db_nodes.in_shards(['s-gold'])],
+                      limit=10) == ['a', 'c']
+        assert _names(filters=[db_nodes.in_shards(['s-silver'])],
+                      limit=10) == ['b']
+    assert len(built) == 1
+    assert _names(filters=[db_nodes.in_shards(['s-silver', 's-gold'])],
+                  limit=10) == ['a', 'b', 'c']
+    assert len(built) == 2
