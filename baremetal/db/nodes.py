@@ -96,7 +96,7 @@ def ids_in_shards(shards: list[str]):
 
 
 # the id of the node of a UUID, as a page's marker: built once, so that
-# the statement of a page after a node is kept (rows.BoundMarker); its
+# the statement of a page after a node is kept (rows.Bound); its
 # value comes with each page (not required when a statement's values
 # are found by its shape, before the page's are added)
 _AFTER_UUID = db_rows.fixed(
@@ -110,8 +110,8 @@ def after_uuid(uuid: str) -> dict:
     found by the page's own statement (a subquery), not by a statement
     of its own before it; a marker that names no node gives an empty
     page."""
-    return db_rows.BoundMarker({'id': _AFTER_UUID},
-                               {'page_after_uuid': str(uuid).lower()})
+    return {'id': db_rows.Bound(_AFTER_UUID,
+                                {'page_after_uuid': str(uuid).lower()})}
 
 
 def uuids_by_id(ids) -> dict[int, str]:

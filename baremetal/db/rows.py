@@ -238,29 +238,31 @@ FIXED_PAGES = 64
 _FIXED_STMTS: 'collections.OrderedDict[tuple, tuple]' = \
     collections.OrderedDict()
 _FIXED_LOCK = threading.Lock()
+_NOT_FIXED = object()
 
 
 def fixed(condition):
     """``condition``, built once at import by a db/ module (a module
-    constant): a page with only such conditions and no marker, or a
-    ``BoundMarker``, keeps its statement (``query``)."""
+    constant): a page whose conditions and marker values are all such
+    ones (or ``Bound`` ones) keeps its statement (``query``)."""
     _FIXED_CONDITIONS[id(condition)] = condition
     return condition
 
 
 class Bound(NamedTuple):
-    """A condition built once (``fixed``) with parameters, and
-    ``params``, their values for this query: a page filtered by it keeps
-    its statement as an unfiltered one does (``query``)."""
+    """SQL built once (``fixed``) with parameters, and ``params``, their
+    values for this query: a condition, or a marker's value (the node
+    of a UUID).  A page whose conditions and marker are such keeps its
+    statement and runs it with the values (``query``)."""
     clause: Any
     params: dict
 
 
-def _unbound(filters: Iterable) -> tuple[tuple, dict | None]:
-    """The clauses of ``filters`` and the values of their ``Bound``
+def _unbound(parts: Iterable) -> tuple[tuple, dict | None]:
+    """The SQL of ``parts`` and the values of their ``Bound``
     parameters (None: there are none)."""
     clauses, params = [], None
-    for f in filters:
+    for f in parts:
         if isinstance(f, Bound):
             clauses.append(f.clause)
             params = {**(params or {}), **f.params}
@@ -269,32 +271,18 @@ def _unbound(filters: Iterable) -> tuple[tuple, dict | None]:
     return tuple(clauses), params
 
 
-class BoundMarker(dict):
-    """A page marker whose values are SQL built once (``fixed``) with
-    parameters, and ``params``, those parameters' values for this page:
-    the statement of a page after it is the same for every marker (kept,
-    as a page without one is; a client walking a list asks for one page
-    after another) and runs with ``params``."""
-
-    __slots__ = ('params',)
-
-    def __init__(self, columns: dict, params: dict) -> None:
-        super().__init__(columns)
-        self.params = params
-
-
 def _fixed_statement(table, filters: tuple, columns, limit, sort_key: str,
-                     sort_dir: str, select, marker: BoundMarker | None):
+                     sort_dir: str, select, marker: dict | None):
     """The kept statement of a page that is the same at every request
-    (only ``fixed`` conditions, no marker or a ``BoundMarker``), built
-    the first time; None for any other page.  Building it and finding
+    (only ``fixed`` conditions and marker values), built the first
+    time; None for any other page.  Building it and finding
     its compiled shape took 0.26 ms of a detail list of 200 nodes that
     takes 3, and a third of the API's CPU for a Nova-like list of every
     node (a page's statement built and its shape found for the page and
     again for the page read ahead)."""
-    bound = tuple(marker.values()) if marker is not None else ()
-    if any(_FIXED_CONDITIONS.get(id(f)) is not f
-           for f in filters + bound):
+    sql = tuple(marker.values()) if marker is not None else ()
+    if any(_FIXED_CONDITIONS.get(id(f), _NOT_FIXED) is not f
+           for f in filters + sql):
         return None
     key = (table.name, id(select), tuple(columns) if columns else None,
            limit, sort_key, sort_dir, tuple(id(f) for f in filters),
@@ -323,7 +311,7 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
     """One page of ``table``: ``filters`` are SQLAlchemy clauses (or
     ``Bound`` ones); the marker row holds the sort key's value and id of
     the previous page's last row (keyset pagination, one query per
-    page), or is a ``BoundMarker``.  The JSON columns in
+    page), values or ``Bound`` SQL.  The JSON columns in
     ``json_as_text`` may come back as their stored text (prepared: a
     page is rendered without decoding and encoding them again).
     ``select``: column expressions to select instead of ``columns``.
@@ -335,13 +323,15 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
 
     def statement(marker) -> read_ahead.Statement:
         values = bound
-        if isinstance(marker, BoundMarker):
-            values = {**(values or {}), **marker.params}
-        if marker is None or isinstance(marker, BoundMarker):
-            stmt = _fixed_statement(table, filters, columns, limit,
-                                    sort_key, sort_dir, select, marker)
-            if stmt is not None:
-                return read_ahead.Statement(stmt, values, True)
+        if marker is not None:
+            sql, params = _unbound(marker.values())
+            marker = dict(zip(marker, sql, strict=True))
+            if params:
+                values = {**(values or {}), **params}
+        stmt = _fixed_statement(table, filters, columns, limit, sort_key,
+                                sort_dir, select, marker)
+        if stmt is not None:
+            return read_ahead.Statement(stmt, values, True)
         return read_ahead.Statement(
             _page(table, filters, columns, limit, marker, sort_key,
                   sort_dir, select), values, False)

@@ -1,5 +1,5 @@
 """db/rows.py's kept page statements: a page asked for without a marker
-or after a node's UUID (``rows.BoundMarker``), whose conditions are all
+or after a node's UUID (``rows.Bound``), whose conditions are all
 ``rows.fixed`` ones (the default node list) or ``rows.Bound`` ones
 (``nodes.equals``), is built once and run again with each request's
 values, on every database; what it returns is read anew each time."""

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from baremetal.common import metrics
 from baremetal.db import engine
+from baremetal.db import nodes as db_nodes
 from baremetal.db import read_ahead
 from baremetal.db import rows as db_rows
 from tests import harness
@@ -217,7 +218,7 @@ def test_walking_a_list_builds_its_page_statement_once(pg_api, monkeypatch):
     assert counts()['used'] > before['used']
     # the first page's statement and that of a page after a node
     assert len(built) == 2 and built[0] is None
-    assert isinstance(built[1], db_rows.BoundMarker)
+    assert built[1]['id'] is db_nodes._AFTER_UUID
     assert len(keyed) <= 2
     built.clear()
     pages = _walk(pg_api, 4, query=NOVA + '&maintenance=false')
