@@ -37,22 +37,38 @@ def equals(field: str, value) -> db_rows.Bound:
     return db_rows.Bound(clause, {'equals_' + field: value})
 
 
+# the conditions of a flag (a node list's associated=, maintenance=,
+# retired=, sharded=), each built once: a page filtered by them keeps its
+# statement as the default list's does (rows.fixed)
+_FLAGS = {
+    ('associated', True): _N.instance_uuid.is_not(None),
+    ('associated', False): _N.instance_uuid.is_(None),
+    ('maintenance', True): _N.maintenance.is_(True),
+    ('maintenance', False): _N.maintenance.is_(False),
+    ('retired', True): _N.retired.is_(True),
+    ('retired', False): sa.or_(_N.retired.is_(False),
+                               _N.retired.is_(None)),
+    ('sharded', True): _N.shard.is_not(None),
+    ('sharded', False): _N.shard.is_(None),
+}
+for _flag in _FLAGS.values():
+    db_rows.fixed(_flag)
+
+
 def associated(flag: bool):
     """Condition: the node has an instance (``flag``) or has none."""
-    return _N.instance_uuid.is_not(None) if flag \
-        else _N.instance_uuid.is_(None)
+    return _FLAGS['associated', bool(flag)]
 
 
 def in_maintenance(flag: bool):
     """Condition: the node is in maintenance (``flag``) or is not."""
-    return _N.maintenance.is_(flag)
+    return _FLAGS['maintenance', bool(flag)]
 
 
 def retired(flag: bool):
     """Condition: the node is retired (``flag``), or is not (false or
     never set)."""
-    return _N.retired.is_(True) if flag else \
-        sa.or_(_N.retired.is_(False), _N.retired.is_(None))
+    return _FLAGS['retired', bool(flag)]
 
 
 def in_shards(shards: list[str]):
@@ -66,7 +82,7 @@ def in_shards(shards: list[str]):
 
 def sharded(flag: bool):
     """Condition: the node is in a shard (``flag``) or in none."""
-    return _N.shard.is_not(None) if flag else _N.shard.is_(None)
+    return _FLAGS['sharded', bool(flag)]
 
 
 _WITHOUT_PARENT = db_rows.fixed(_N.parent_node.is_(None))

@@ -7,29 +7,61 @@ Each is one condition of the list's own statement (a sub-select on the
 nodes for the node's children), so pagination and limits stay in SQL.
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from baremetal.db import models
 from baremetal.db import rows as db_rows
 
 
-def nodes_of(project: str):
+_N = models.TABLES['nodes'].c
+# the nodes a project owns or leases, built once with the project a
+# parameter: a list filtered by it keeps its page statement
+# (rows.Bound), and so do the other resources' lists narrowed to such
+# nodes or to the rows a project owns (each built once per table)
+_NODES_OF = db_rows.fixed(sa.or_(
+    _N.owner == sa.bindparam('project_owner', type_=_N.owner.type,
+                             required=False),
+    _N.lessee == sa.bindparam('project_lessee', type_=_N.lessee.type,
+                              required=False)))
+_NARROWED: dict[tuple[str, str], Any] = {}
+
+
+def _of(project: str) -> dict:
+    return {'project_owner': project, 'project_lessee': project}
+
+
+def nodes_of(project: str) -> db_rows.Bound:
     """Nodes ``project`` owns or leases."""
-    n = models.TABLES['nodes']
-    return sa.or_(n.c.owner == project, n.c.lessee == project)
+    return db_rows.Bound(_NODES_OF, _of(project))
 
 
-def children_of(rows: db_rows.Rows, project: str):
+def _narrowed(table, how: str):
+    clause = _NARROWED.get((table.name, how))
+    if clause is None:
+        if how == 'children':
+            n = models.TABLES['nodes']
+            clause = table.c.node_id.in_(
+                sa.select(n.c.id).where(_NODES_OF))
+        else:
+            clause = table.c.owner == sa.bindparam(
+                'project_owner', type_=table.c.owner.type, required=False)
+        clause = _NARROWED.setdefault((table.name, how),
+                                      db_rows.fixed(clause))
+    return clause
+
+
+def children_of(rows: db_rows.Rows, project: str) -> db_rows.Bound:
     """Those of ``rows`` (with a ``node_id``) whose node ``project``
     owns or leases."""
-    n = models.TABLES['nodes']
-    return rows.table.c.node_id.in_(
-        sa.select(n.c.id).where(nodes_of(project)))
+    return db_rows.Bound(_narrowed(rows.table, 'children'), _of(project))
 
 
-def owned_by(rows: db_rows.Rows, project: str):
+def owned_by(rows: db_rows.Rows, project: str) -> db_rows.Bound:
     """Those of ``rows`` whose ``owner`` is ``project``."""
-    return rows.table.c.owner == project
+    return db_rows.Bound(_narrowed(rows.table, 'owner'),
+                         {'project_owner': project})
 
 
 def node_projects(node_id: int | None) -> dict:

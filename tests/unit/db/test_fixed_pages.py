@@ -115,3 +115,50 @@ def test_equals_and_uuid_markers_keep_the_page_with_their_values(
     assert _names(filters=[db_nodes.in_shards(['s-silver', 's-gold'])],
                   limit=10) == ['a', 'b', 'c']
     assert len(built) == 2
+
+
+def test_flags_and_projects_keep_the_page_with_their_values(
+        any_db_api, monkeypatch):
+    """A node list's associated=, maintenance=, retired=, sharded= and a
+    project's nodes (owned or leased), and a project's ports: each
+    built once, on every database, right for every value."""
+    from baremetal.db import ports as db_ports
+    from baremetal.db import projects
+    built = _builds(monkeypatch)
+    a = db_nodes.ROWS.create({
+        'driver': 'fake-hardware', 'name': 'a', 'maintenance': True,
+        'instance_uuid': '6b3c3bd1-8a41-4e3b-9d5b-0b7f3c2c1a11',
+        'owner': 'p1'})
+    b = db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': 'b',
+                              'maintenance': False, 'lessee': 'p1',
+                              'shard': 's1'})
+    db_nodes.ROWS.create({'driver': 'fake-hardware', 'name': 'c',
+                          'retired': True, 'owner': 'p2'})
+    for node, mac in ((a, '52:54:00:00:00:0a'), (b, '52:54:00:00:00:0b')):
+        db_ports.ROWS.create({'node_id': node['id'], 'address': mac})
+    cases = [
+        (db_nodes.associated(True), ['a']),
+        (db_nodes.associated(False), ['b', 'c']),
+        (db_nodes.in_maintenance(True), ['a']),
+        (db_nodes.in_maintenance(False), ['b', 'c']),
+        (db_nodes.retired(True), ['c']),
+        (db_nodes.retired(False), ['a', 'b']),
+        (db_nodes.sharded(True), ['b']),
+        (db_nodes.sharded(False), ['a', 'c']),
+    ]
+    for _ in range(2):
+        for flag, names in cases:
+            assert _names(filters=[flag], limit=10) == names
+        for project, names in (('p1', ['a', 'b']), ('p2', ['c']),
+                               ('p3', [])):
+            assert _names(filters=[projects.nodes_of(project)],
+                          limit=10) == names
+        for project, macs in (('p1', ['52:54:00:00:00:0a',
+                                      '52:54:00:00:00:0b']),
+                              ('p2', [])):
+            got = db_ports.ROWS.list_page(
+                [projects.children_of(db_ports.ROWS, project)], limit=10)
+            assert [p['address'] for p in got] == macs
+    # eight flags, a project's nodes, a project's ports: built once each
+    assert len(built) == 10
+    assert db_rows.count(db_nodes.NODES, [projects.nodes_of('p1')]) == 2

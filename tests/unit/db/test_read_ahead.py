@@ -186,8 +186,9 @@ def test_walking_a_list_builds_its_page_statement_once(pg_api, monkeypatch):
     # and run with the marker's value: walking a list builds no
     # statement and looks no shape up a page, for the pages asked for
     # nor for those read ahead (both were a third of the API's CPU for a
-    # Nova-like list of every node); a page with a filter built per
-    # request is still built each time, with the right nodes
+    # Nova-like list of every node); so is one filtered by a flag
+    # (maintenance=); a page after a marker built per request is still
+    # built each time, with the right nodes
     uuids = _enroll(pg_api, 9)
     monkeypatch.setattr(db_rows, '_FIXED_STMTS', collections.OrderedDict())
     built, statements, keyed = [], [], []
@@ -222,6 +223,11 @@ def test_walking_a_list_builds_its_page_statement_once(pg_api, monkeypatch):
     assert len(keyed) <= 2
     built.clear()
     pages = _walk(pg_api, 4, query=NOVA + '&maintenance=false')
+    assert [n['uuid'] for p in pages for n in p] == uuids
+    assert len(built) == 2
+    built.clear()
+    # sorted by name: a marker's value is the name, built per request
+    pages = _walk(pg_api, 4, query=NOVA + '&sort_key=name')
     assert [n['uuid'] for p in pages for n in p] == uuids
     assert len(built) >= 3
     _settle()
