@@ -62,8 +62,10 @@ def _shapes(api):
         'driver_internal_info': {'agent_secret_token': 's3cret',
                                  'deep': {'agent_secret_token': 'kept'}},
         'extra': ['agent_secret_token', 1], 'properties': None})
+    # the token's key elsewhere is a user's value, not the token: shown
     db_rows.update(db_nodes.NODES, db_nodes.get_node('avail')['id'], {
-        'driver_internal_info': {'note': '"agent_secret_token"'}})
+        'driver_internal_info': {'note': '"agent_secret_token"'},
+        'extra': {'agent_secret_token': 'a user value'}})
     return full, avail, maint
 
 
@@ -165,6 +167,9 @@ def test_what_is_escaped_and_masked(api):
     assert by['maint']['properties'] == {}
     assert by['avail']['driver_internal_info'] == {
         'note': '"agent_secret_token"'}
+    assert by['avail']['extra'] == {'agent_secret_token': 'a user value'}
+    st, one, _ = api.request('GET', '/v1/nodes/avail')
+    assert one['extra'] == {'agent_secret_token': 'a user value'}
     assert by['full']['description'] == 'a "quoted"\nline é ✓ \\ \u0001'
     assert by['full']['properties'] == {'cpus': 8,
                                         'deep': [1, {'é': None}]}

@@ -110,6 +110,8 @@ class Page:
             never_null=node_view.BOOL_FIELDS, stored=stored,
             tail=self.tail.split('\0'), whole=self.whole, also=also)
         self.stored = stored
+        # the agent's token is looked for only where it can be
+        self.token = node_view.TOKEN_FIELD in stored
         # selected as stored, not decoded
         self.raw_columns = frozenset(self.masked)
         # after Python's members: a comma where the database's text
@@ -124,10 +126,16 @@ class Page:
         ``node_json.node_text``'s columns."""
         if self.whole:
             texts = [r[2] for r in rows]
-            page = ','.join(texts)
-            if self.stored and node_view.TOKEN_KEY_TEXT in page:
-                page = ','.join([self._token_masked(t) for t in texts])
-            return orjson.Fragment('[%s]' % page)
+            if not texts:
+                return orjson.Fragment('[]')
+            if self.token and node_view.TOKEN_KEY_TEXT in ','.join(texts):
+                texts = [self._token_masked(t) for t in texts]
+            # the brackets put with the first and the last node: the
+            # page's text made by one join (formatted again, a page of
+            # Nova's 550 KB took 0.15 ms more)
+            texts[0] = '[' + texts[0]
+            texts[-1] += ']'
+            return orjson.Fragment(','.join(texts))
         # the page's text in pieces, joined once (a 660 KB detail page
         # copied once, not three times)
         out = []
@@ -143,20 +151,20 @@ class Page:
                 add(key)
                 add(_host(conductor(row[1], row[d], row[d + 1])))
             add(joint)
-            add(self._token_masked(row[2]) if self.stored else row[2])
+            add(self._token_masked(row[2]) if self.token else row[2])
         add(']' if out else '[]')
         return orjson.Fragment(''.join(out))
 
     def _token_masked(self, text: str) -> str:
         """A node's text (whole or not) with the agent's token masked
-        where a stored field holds it at its top level (rare: looked
-        for in the text first)."""
+        where its driver_internal_info holds it at its top level (rare:
+        looked for in the text first)."""
         if node_view.TOKEN_KEY_TEXT not in text:
             return text
         node = orjson.loads(text if self.whole else '{' + text)
-        for f in self.stored:
-            if isinstance(node[f], dict) and agent_tokens.TOKEN_KEY in node[f]:
-                node[f][agent_tokens.TOKEN_KEY] = node_view.MASK
+        info = node[node_view.TOKEN_FIELD]
+        if isinstance(info, dict) and agent_tokens.TOKEN_KEY in info:
+            info[agent_tokens.TOKEN_KEY] = node_view.MASK
         text = orjson.dumps(node).decode()
         return text if self.whole else text[1:]
 

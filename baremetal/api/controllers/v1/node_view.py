@@ -69,20 +69,24 @@ PASSED_THROUGH = (STEP_FIELDS | DICT_FIELDS) - {'driver_info',
                                                 'instance_info'}
 
 
-# driver_internal_info may hold the agent's token while a ramdisk runs:
-# the one secret a passed-through field can hold, found by its key
+# driver_internal_info holds the agent's token while a ramdisk runs: the
+# one secret a passed-through field holds (the service stores it nowhere
+# else), found by its key
+TOKEN_FIELD = 'driver_internal_info'
 TOKEN_KEY_TEXT = '"%s"' % agent_tokens.TOKEN_KEY
 
 
-def stored_json(value):
-    """A stored JSON field for the wire: its text unparsed, unless it
-    holds the agent token, which is masked."""
+def stored_json(value, token: bool = False):
+    """A stored JSON field for the wire: its text unparsed, unless it is
+    the field that holds the agent token (``token``) and holds it: the
+    token is masked."""
     if type(value) is str:
-        if TOKEN_KEY_TEXT not in value:
+        if not token or TOKEN_KEY_TEXT not in value:
             return orjson.Fragment(value)
         value = orjson.loads(value)
     value = value or {}
-    if isinstance(value, dict) and agent_tokens.TOKEN_KEY in value:
+    if token and isinstance(value, dict) and \
+            agent_tokens.TOKEN_KEY in value:
         value = dict(value)
         value[agent_tokens.TOKEN_KEY] = MASK
     return value
@@ -250,7 +254,7 @@ class Renderer:
         for f in self.dicts:
             v = get(f)
             # stored JSON text (see PASSED_THROUGH) goes out as it is
-            out[f] = stored_json(v)
+            out[f] = stored_json(v, f == TOKEN_FIELD)
         for f in self.bools:
             out[f] = bool(get(f))
         lookups = self.lookups
