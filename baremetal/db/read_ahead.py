@@ -18,7 +18,10 @@ transactions and the next to complete); the request that takes the
 rows asks for the snapshot again and uses them only when it is the same,
 i.e. when no transaction has committed since before the statement ran
 (any commit changes it).  Otherwise the rows are dropped and the page
-is read as usual.  The rows are what the page's own statement returns:
+is read as usual.  The snapshot that request asked for is the one the
+read of the page after it starts from (taken before that read, so a
+commit since makes that page stale as well): one round trip a page
+walked instead of two.  The rows are what the page's own statement returns:
 the same SQL and the same parameters, including the caller's project
 and every filter, make the key they are kept under.
 
@@ -112,36 +115,43 @@ def _snapshot(conn) -> str:
 
 
 def take(conn, page: Statement, raw: frozenset, tuples: bool
-         ) -> list | None:
-    """The rows of ``page`` read ahead and still current, or None."""
+         ) -> tuple[list | None, str | None]:
+    """The rows of ``page`` read ahead and still current, or None; and
+    the snapshot asked for to tell (None when none was), which the
+    next page's read may start from (``start``)."""
     global _stale_streak
     if not _pages or not _usable(conn):
-        return None
+        return None, None
     key = _key(page, conn.dialect, raw, tuples)
     with _lock:
         _expire(time.monotonic())
         ahead = _pages.pop(key, None)
     if ahead is None:
-        return None
+        return None, None
     try:
         before, rows = ahead.future.result(timeout=WAIT_FOR)
     except Exception as e:
         metrics.list_read_ahead('failed')
         LOG.debug('a page read ahead failed: %s', e)
-        return None
-    if _snapshot(conn) != before:
+        return None, None
+    now = _snapshot(conn)
+    if now != before:
         metrics.list_read_ahead('stale')
         _stale_streak += 1
-        return None
+        return None, now
     metrics.list_read_ahead('used')
     _stale_streak = 0
-    return rows
+    return rows, now
 
 
 def start(build: Callable[[], Statement], raw: frozenset,
-          tuples: bool) -> None:
+          tuples: bool, before: str | None = None) -> None:
     """Read the page of the statement ``build()`` returns ahead, in the
-    background."""
+    background.  ``before``: a snapshot asked for before this call
+    (``take``'s), which the read compares with instead of asking for
+    one more: a page read ahead is then one round trip to the server
+    less, and a commit since that snapshot makes it stale all the same
+    (a commit before the read too, which is only cautious)."""
     global _executor, _skipped, _busy
     if not enabled or engine.engine().dialect.name != 'postgresql' or \
             _busy >= MAX_PAGES:
@@ -163,7 +173,7 @@ def start(build: Callable[[], Statement], raw: frozenset,
             import futurist
             _executor = futurist.ThreadPoolExecutor(max_workers=1)
         _busy += 1
-        future = _executor.submit(_read, page, raw, tuples)
+        future = _executor.submit(_read, page, raw, tuples, before)
         _pages[key] = _Ahead(future, time.monotonic())
         while len(_pages) > MAX_PAGES:
             _pages.popitem(last=False)
@@ -177,12 +187,13 @@ def _expire(now: float) -> None:
         metrics.list_read_ahead('unused')
 
 
-def _read(page: Statement, raw: frozenset, tuples: bool
-          ) -> tuple[str, list]:
+def _read(page: Statement, raw: frozenset, tuples: bool,
+          before: str | None) -> tuple[str, list]:
     global _busy
     try:
         with engine.reader() as conn:
-            before = _snapshot(conn)
+            if before is None:
+                before = _snapshot(conn)
             return before, prepared.run_once(
                 engine.prepared_cache, conn, page.stmt, page.values,
                 raw=raw, tuples=tuples, kept=page.kept)

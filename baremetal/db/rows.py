@@ -337,16 +337,17 @@ def query(table: sa.Table, filters: Iterable = (), columns=None,
                   sort_dir, select), values, False)
     raw = frozenset(json_as_text)
     page = statement(marker)
-    rows = None
+    rows = snapshot = None
     with engine.reader() as conn:
         if ahead is not None:
-            rows = read_ahead.take(conn, page, raw, tuples)
+            rows, snapshot = read_ahead.take(conn, page, raw, tuples)
         if rows is None:
             rows = prepared.run_once(engine.prepared_cache, conn, page.stmt,
                                      page.values, raw=raw, tuples=tuples,
                                      kept=page.kept)
     if ahead is not None and limit and len(rows) == limit:
-        read_ahead.start(lambda: statement(ahead(rows)), raw, tuples)
+        read_ahead.start(lambda: statement(ahead(rows)), raw, tuples,
+                         snapshot)
     return rows
 
 

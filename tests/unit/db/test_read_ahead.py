@@ -118,6 +118,40 @@ def test_the_same_pages_with_the_next_read_ahead(pg_api, page_statements):
     assert got['used'] >= 1
 
 
+def test_one_snapshot_a_page_read_ahead(pg_api):
+    # a page read ahead starts from the snapshot its request asked for
+    # to take the page before it: one round trip a page, not two (the
+    # reader asks for one itself only for the first page it reads)
+    _enroll(pg_api, 11)
+    asked = []
+
+    def listen(conn, cursor, statement, *args):
+        if statement == read_ahead._SNAPSHOT:
+            asked.append(threading.get_ident())
+    sa.event.listen(engine.engine(), 'before_cursor_execute', listen)
+    try:
+        # a commit anywhere on the server makes pages stale and fewer
+        # are read after it (test_the_same_pages_with_the_next_read_ahead):
+        # walk until a walk had every page after the second read ahead
+        for _ in range(30):
+            before = counts()
+            asked.clear()
+            pages = _walk(pg_api, 2)
+            _settle()
+            assert [len(p) for p in pages] == [2, 2, 2, 2, 2, 1]
+            got = {k: v - before[k] for k, v in counts().items()}
+            if got['used'] == got['read'] == 4:
+                break
+        assert got['used'] == got['read'] == 4
+        mine = [t for t in asked if t == threading.get_ident()]
+        # the request's thread: one for each page it took; the reader's:
+        # one, before the first
+        assert len(mine) == 4
+        assert len(asked) == 5
+    finally:
+        sa.event.remove(engine.engine(), 'before_cursor_execute', listen)
+
+
 def test_a_commit_after_the_read_makes_it_stale(pg_api):
     uuids = _enroll(pg_api, 6)
     st, first, _ = pg_api.request('GET', '/v1/nodes?%s&limit=2' % NOVA)
