@@ -21,19 +21,18 @@ N = NODES = T['nodes']
 _N = N.c
 
 
-# equals()'s conditions, one per field, built once with the value a
-# parameter: a page filtered by them keeps its statement (rows.Bound)
-_EQUALS: dict[str, Any] = {}
+def _equals(field: str):
+    col = _N[field]
+    return col == sa.bindparam('equals_' + field, type_=col.type,
+                               required=False)
 
 
 def equals(field: str, value) -> db_rows.Bound:
-    """Condition: the node's ``field`` is ``value`` (not None)."""
-    clause = _EQUALS.get(field)
-    if clause is None:
-        col = _N[field]
-        clause = _EQUALS.setdefault(field, db_rows.fixed(
-            col == sa.bindparam('equals_' + field, type_=col.type,
-                                required=False)))
+    """Condition: the node's ``field`` is ``value`` (not None); one per
+    field, built once with the value a parameter: a page filtered by it
+    keeps its statement (rows.Bound)."""
+    clause = db_rows.fixed_once(('nodes.equals', field),
+                                lambda: _equals(field))
     return db_rows.Bound(clause, {'equals_' + field: value})
 
 

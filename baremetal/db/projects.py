@@ -7,8 +7,6 @@ Each is one condition of the list's own statement (a sub-select on the
 nodes for the node's children), so pagination and limits stay in SQL.
 """
 
-from typing import Any
-
 import sqlalchemy as sa
 
 from baremetal.db import models
@@ -25,7 +23,6 @@ _NODES_OF = db_rows.fixed(sa.or_(
                              required=False),
     _N.lessee == sa.bindparam('project_lessee', type_=_N.lessee.type,
                               required=False)))
-_NARROWED: dict[tuple[str, str], Any] = {}
 
 
 def _of(project: str) -> dict:
@@ -37,31 +34,31 @@ def nodes_of(project: str) -> db_rows.Bound:
     return db_rows.Bound(_NODES_OF, _of(project))
 
 
-def _narrowed(table, how: str):
-    clause = _NARROWED.get((table.name, how))
-    if clause is None:
-        if how == 'children':
-            n = models.TABLES['nodes']
-            clause = table.c.node_id.in_(
-                sa.select(n.c.id).where(_NODES_OF))
-        else:
-            clause = table.c.owner == sa.bindparam(
-                'project_owner', type_=table.c.owner.type, required=False)
-        clause = _NARROWED.setdefault((table.name, how),
-                                      db_rows.fixed(clause))
-    return clause
+def _children(table):
+    n = models.TABLES['nodes']
+    return table.c.node_id.in_(sa.select(n.c.id).where(_NODES_OF))
+
+
+def _owned(table):
+    return table.c.owner == sa.bindparam(
+        'project_owner', type_=table.c.owner.type, required=False)
 
 
 def children_of(rows: db_rows.Rows, project: str) -> db_rows.Bound:
     """Those of ``rows`` (with a ``node_id``) whose node ``project``
     owns or leases."""
-    return db_rows.Bound(_narrowed(rows.table, 'children'), _of(project))
+    table = rows.table
+    return db_rows.Bound(db_rows.fixed_once(
+        ('projects.children', table.name), lambda: _children(table)),
+        _of(project))
 
 
 def owned_by(rows: db_rows.Rows, project: str) -> db_rows.Bound:
     """Those of ``rows`` whose ``owner`` is ``project``."""
-    return db_rows.Bound(_narrowed(rows.table, 'owner'),
-                         {'project_owner': project})
+    table = rows.table
+    return db_rows.Bound(db_rows.fixed_once(
+        ('projects.owned', table.name), lambda: _owned(table)),
+        {'project_owner': project})
 
 
 def node_projects(node_id: int | None) -> dict:

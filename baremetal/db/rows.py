@@ -249,6 +249,23 @@ def fixed(condition):
     return condition
 
 
+# conditions built on first use (``fixed_once``), by their maker's key
+_BUILT: dict[Any, Any] = {}
+
+
+def fixed_once(key, build: Callable[[], Any]):
+    """The condition ``build()`` makes, built the first time ``key`` (a
+    db/ module's name for it) is asked for and ``fixed`` from then on:
+    one per field or per table where a module constant cannot be."""
+    clause = _BUILT.get(key)
+    if clause is None:
+        with _FIXED_LOCK:
+            clause = _BUILT.get(key)
+            if clause is None:
+                clause = _BUILT[key] = fixed(build())
+    return clause
+
+
 class Bound(NamedTuple):
     """SQL built once (``fixed``) with parameters, and ``params``, their
     values for this query: a condition, or a marker's value (the node

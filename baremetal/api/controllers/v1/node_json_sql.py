@@ -128,7 +128,8 @@ class Page:
             texts = [r[2] for r in rows]
             if not texts:
                 return orjson.Fragment('[]')
-            if self.token and node_view.TOKEN_KEY_TEXT in ','.join(texts):
+            if self.token and any(node_view.TOKEN_KEY_TEXT in t
+                                  for t in texts):
                 texts = [self._token_masked(t) for t in texts]
             # the brackets put with the first and the last node: the
             # page's text made by one join (formatted again, a page of
