@@ -92,6 +92,21 @@ def fields(req, valid: set[str], field_versions: dict
     return wanted
 
 
+def shown(req, detail: bool, visible: list[str], valid: set[str],
+          field_versions: dict, listed) -> list[str]:
+    """The fields a list answer shows: ``?fields=`` as asked (checked
+    against ``valid`` and their versions; never with ``detail``), else
+    every ``visible`` field for a detailed list, or those of ``listed``
+    that are visible."""
+    wanted = fields(req, valid, field_versions)
+    if wanted is None:
+        return visible if detail else [f for f in listed if f in visible]
+    if detail:
+        raise exception.InvalidParameterValue(
+            err="Can't fetch a subset of fields with 'detail' set")
+    return wanted
+
+
 def detail_flag(req, since: int = versions.DETAIL_QUERY) -> bool:
     """``?detail=``; ``since``: the minor version that introduced it for
     this resource (1.43 for most; volume resources had it from 1.32)."""

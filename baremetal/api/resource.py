@@ -134,13 +134,8 @@ class Resource:
         if detail is None:
             detail = collection.detail_flag(req, self.detail_since)
         visible = self.visible(req.version)
-        fields = collection.fields(req, set(visible), self.field_versions)
-        if detail and fields is not None:
-            raise exception.InvalidParameterValue(
-                err="Can't fetch a subset of fields with 'detail' set")
-        if fields is None:
-            fields = visible if detail else [
-                f for f in self.list_fields if f in visible]
+        fields = collection.shown(req, detail, visible, set(visible),
+                                  self.field_versions, self.list_fields)
         limit = collection.limit(req)
         sort_key, sort_dir = collection.sort(
             req, set(self.sort_keys), self.field_versions)

@@ -2,6 +2,8 @@
 client reads back is exactly what it stored, secrets stay masked, and an
 empty field reads as {} as on a single-node GET."""
 
+import json
+
 import pytest
 
 VALUES = {
@@ -35,3 +37,36 @@ def test_json_fields_read_back_as_stored(api, path):
     if len(body['nodes']) > 1:
         empty = [n for n in body['nodes'] if n is not got][0]
         assert empty['extra'] == {} and empty['properties'] == {}
+
+
+@pytest.mark.parametrize('collection', ['nodes', 'ports'])
+def test_fields_and_detail_of_a_list(api, collection):
+    """One rule for the node list and every other resource's list
+    (api/collection.py's shown): ?fields= as asked, checked before it
+    conflicts with ?detail=true; without it, the list's own fields or,
+    detailed, every field."""
+    node = api.create_node(name='shown')
+    if collection == 'ports':
+        status, out, _ = api.request('POST', '/v1/ports', {
+            'node_uuid': node['uuid'], 'address': '52:54:00:12:34:56'})
+        assert status == 201, out
+    path = '/v1/' + collection
+    status, out, _ = api.request('GET', path + '?fields=uuid')
+    assert status == 200, out
+    assert [sorted(x) for x in out[collection]] == [['links', 'uuid']]
+    listed = api.request('GET', path)[1][collection][0]
+    detailed = api.request('GET', path + '?detail=true')[1][collection][0]
+    assert 'uuid' in listed and set(listed) < set(detailed)
+    assert 'created_at' in detailed and 'created_at' not in listed
+    status, out, _ = api.request('GET', path + '?detail=true&fields=uuid')
+    assert status == 400
+    assert _fault(out) == \
+        "Can't fetch a subset of fields with 'detail' set"
+    # an unknown field is named first, whatever else the query asks
+    status, out, _ = api.request('GET', path + '?detail=true&fields=bogus')
+    assert status == 400
+    assert _fault(out) == 'Field(s) "bogus" are not valid'
+
+
+def _fault(out: dict) -> str:
+    return json.loads(out['error_message'])['faultstring']

@@ -166,15 +166,10 @@ def _filters(req) -> list:
 
 def list_nodes(req, detail: bool, extra_filters=(), resource='nodes'
                ) -> dict:
-    visible = node_view.visible_fields(req.version)
-    fields = collection.fields(req, node_view.visible_set(req.version),
-                               versions.NODE_FIELDS)
-    if detail and fields is not None:
-        raise exception.InvalidParameterValue(
-            err="Can't fetch a subset of fields with 'detail' set")
-    if fields is None:
-        fields = visible if detail else [
-            f for f in node_view.LIST_FIELDS if f in visible]
+    fields = collection.shown(req, detail,
+                              node_view.visible_fields(req.version),
+                              node_view.visible_set(req.version),
+                              versions.NODE_FIELDS, node_view.LIST_FIELDS)
     limit = collection.limit(req)
     sort_key, sort_dir = collection.sort(req, SORT_KEYS,
                                          versions.NODE_FIELDS)
