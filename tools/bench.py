@@ -48,16 +48,17 @@ def _wait(url: str, timeout: float = 120) -> float:
 def _lifecycle(endpoint: str, pid: int, label: str, nodes: int,
                clients: int, extra: list[str],
                version: str | None = None) -> dict:
-    out = os.path.join(tempfile.mkdtemp(), 'bench.jsonl')
-    cmd = [sys.executable, os.path.join(BENCH, 'lifecycle.py'),
-           '--endpoint', endpoint, '-n', str(nodes), '-c', str(clients),
-           '--server-pid', str(pid), '--label', label,
-           '--json-out', out] + extra
-    if version:
-        cmd += ['--api-version', version]
-    subprocess.run(cmd, check=False)
-    with open(out) as f:
-        return json.loads(f.read().splitlines()[-1])
+    with tempfile.TemporaryDirectory(prefix='bm-bench-out-') as tmp:
+        out = os.path.join(tmp, 'bench.jsonl')
+        cmd = [sys.executable, os.path.join(BENCH, 'lifecycle.py'),
+               '--endpoint', endpoint, '-n', str(nodes), '-c', str(clients),
+               '--server-pid', str(pid), '--label', label,
+               '--json-out', out] + extra
+        if version:
+            cmd += ['--api-version', version]
+        subprocess.run(cmd, check=False)
+        with open(out) as f:
+            return json.loads(f.read().splitlines()[-1])
 
 
 def run_bench(endpoint: str, pid: int, label: str, args) -> dict:

@@ -26,10 +26,13 @@ class _Process:
     def _spawn(self, args, log_path):
         self.log_path = log_path
         log = open(log_path, 'ab')
+        # what the BMC writes to temporary files (sushy-tools downloads
+        # virtual media there) stays beside its log, in the test's tmp
         self.proc = subprocess.Popen(
             [sys.executable, '-m', *args], cwd=REPO, stdout=log,
             stderr=subprocess.STDOUT,
-            env=dict(os.environ, PYTHONWARNINGS='ignore'))
+            env=dict(os.environ, PYTHONWARNINGS='ignore',
+                     TMPDIR=os.path.dirname(log_path)))
         log.close()
 
     def log(self) -> str:
