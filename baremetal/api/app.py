@@ -8,11 +8,13 @@ Ironic's error body via ``errors.render``.
 
 import functools
 import re
+import urllib.parse
 
 import orjson
 
 import pecan
 import pecan.core
+import webob
 from oslo_log import log
 from oslo_middleware import http_proxy_to_wsgi
 
@@ -48,6 +50,36 @@ def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
 
 # what URL quoting leaves as it is (webob's safe characters for a path)
 _PATH_AS_IS = re.compile(r"[A-Za-z0-9_.\-~/!$&'()*+,;=:@]*")
+
+
+def _check_utf8(environ) -> None:
+    """A 400 for a URL whose path or query string is not UTF-8 once
+    percent-decoded (Ironic's pecan answers 400 too): webob would fail
+    to decode it wherever it is first read."""
+    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    query = environ.get('QUERY_STRING', '')
+    # the server hands both over as latin-1 text: the bytes received
+    for part, text, quoted in (('path', path, False),
+                               ('query string', query, True)):
+        if text.isascii() and not (quoted and '%' in text):
+            continue    # ASCII, and so UTF-8, once decoded
+        raw = text.encode('latin-1', 'replace')
+        if quoted:
+            raw = urllib.parse.unquote_to_bytes(raw)
+        try:
+            raw.decode('utf-8')
+        except UnicodeDecodeError as e:
+            raise routing.HTTPError(400, (
+                "The request URL's %s is not valid UTF-8 once "
+                'percent-decoded (byte 0x%02x at %d)'
+                % (part, raw[e.start], e.start))) from None
+
+
+class _Request(webob.Request):
+    """pecan's request without its ``__getattribute__`` (a Python call
+    around every attribute read, about twenty a request, to turn a
+    UnicodeDecodeError into a bare 400): ``_check_utf8`` refuses such a
+    URL, with a message, before anything reads it."""
 
 
 def _path(req, environ) -> str:
@@ -107,6 +139,7 @@ class Dispatcher:
             except exception.NotAcceptable as e:
                 raise routing.HTTPError(406, e.message) from None
             environ = req.environ
+            _check_utf8(environ)
             path = _path(req, environ)
             method = environ['REQUEST_METHOD']
             if path.endswith('.json') and \
@@ -240,7 +273,8 @@ def setup_app(conf, rpcapi):
     from baremetal.db import read_ahead
     read_ahead.enabled = conf.api.list_read_ahead
     app = _Pecan(RootController(Dispatcher(conf, rpcapi)),
-                      force_canonical=False, guess_content_type_from_ext=False)
+                 force_canonical=False, guess_content_type_from_ext=False,
+                 request_cls=_Request)
     app = auth.wrap(_json_only(app), conf)
     app = ui.mount(app, auth.protect_page(ui.Page(), conf))
     if conf.api.enable_proxy_headers_parsing:

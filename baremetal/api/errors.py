@@ -46,7 +46,7 @@ def body(status: int, message: str) -> bytes:
     return json.dumps({'error_message': json.dumps(fault)}).encode()
 
 
-_TITLES = {404: 'Not Found', 405: 'Method Not Allowed',
+_TITLES = {400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed',
            406: 'Not Acceptable'}
 
 

@@ -1,6 +1,7 @@
 """The HTTP front end of baremetal-server: persistent connections survive
-every kind of answer, many concurrent clients are all served, and a
-request body over the limit is refused with 413."""
+every kind of answer, many concurrent clients are all served, a
+request body over the limit is refused with 413, and a URL that is not
+UTF-8 is refused with 400."""
 
 import http.client
 import json
@@ -90,3 +91,56 @@ def test_body_over_the_limit_is_413(server):
                 break
             answer += chunk
     assert answer.startswith(b'HTTP/1.1 413'), answer[:200]
+
+
+
+def _get(sock, stream, target: bytes) -> tuple[int, bytes]:
+    sock.sendall(b'GET ' + target + b' HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+                 b'X-OpenStack-Ironic-API-Version: 1.61\r\n\r\n')
+    status = int(stream.readline().split()[1])
+    length = 0
+    while True:
+        line = stream.readline()
+        if line in (b'\r\n', b''):
+            break
+        name, _, value = line.partition(b':')
+        if name.lower() == b'content-length':
+            length = int(value)
+    return status, stream.read(length)
+
+
+def test_a_url_that_is_not_utf8_is_400_on_the_same_connection(server):
+    """A path or query string that is not UTF-8 once percent-decoded is
+    a 400 saying which part is wrong, nothing is logged as an error, and
+    the connection serves the next request.  Raw bytes that are not
+    ASCII in the request line are refused by the HTTP server itself
+    (400, ``Malformed Request-URI``), as in Ironic 39."""
+    before = server.log(tail=None).count('Traceback')
+    sock = socket.create_connection(('127.0.0.1', server.port), timeout=30)
+    stream = sock.makefile('rb')
+    try:
+        for target, part in ((b'/v1/nodes?name=%ff', 'query string'),
+                             (b'/v1/nodes?fields=uuid,%c3', 'query string'),
+                             (b'/v1/nodes/%c3', 'path'),
+                             (b'/v1/nodes/%e2%82/states', 'path'),
+                             (b'/v1/nodes?description_contains=caf%C3%A9',
+                              None)):
+            status, body = _get(sock, stream, target)
+            if part is None:
+                assert status == 200, body
+                assert json.loads(body)['nodes'] == []
+                continue
+            assert status == 400, (target, body)
+            error = json.loads(json.loads(body)['error_message'])
+            assert error['description'].startswith(
+                "The request URL's %s is not valid UTF-8" % part), error
+    finally:
+        stream.close()
+        sock.close()
+    for target in (b'/v1/nodes?name=\xff', b'/v1/nodes/\xe2\x82/states'):
+        with socket.create_connection(('127.0.0.1', server.port),
+                                      timeout=30) as sock, \
+                sock.makefile('rb') as stream:
+            assert _get(sock, stream, target) == (
+                400, b'Malformed Request-URI')
+    assert server.log(tail=None).count('Traceback') == before

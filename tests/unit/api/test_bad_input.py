@@ -276,3 +276,35 @@ def test_bodies_that_are_not_objects_are_400_at_the_newest_version(
                                   body, version="1.95")
     assert status == 400, (status, resp)
     assert api.node(n["uuid"]) == before
+
+
+@pytest.mark.parametrize("path,part,at", [
+    ("/v1/nodes?name=%ff", "query string", 5),
+    ("/v1/nodes?%ff=1", "query string", 0),
+    ("/v1/nodes?fields=uuid,%c3", "query string", 12),
+    ("/v1/ports?address=%e2%82", "query string", 8),
+    ("/v1/nodes/%ff", "path", 10),
+    ("/v1/nodes/abc%ff/states", "path", 13),
+])
+def test_a_url_that_is_not_utf8_is_a_400_saying_so(api, path, part, at):
+    """Ironic answers such a URL 400 with its plain error body; here the
+    description says what was wrong (it was a 500 here before)."""
+    status, out, _ = api.request("GET", path)
+    assert status == 400, out
+    error = json.loads(out["error_message"])
+    assert error["code"] == 400 and error["title"] == "Bad Request"
+    assert error["description"].startswith(
+        "The request URL's %s is not valid UTF-8 once percent-decoded"
+        % part), error
+    assert "at %d)" % at in error["description"], error
+
+
+def test_a_url_in_utf8_is_read_as_such(api):
+    node = api.create_node(name="utf8-url", description="caf\u00e9")
+    # percent-encoded and raw (a server hands raw bytes over as latin-1)
+    for query in ("description_contains=caf%C3%A9",
+                  "description_contains=caf\u00c3\u00a9"):
+        status, out, _ = api.request("GET", "/v1/nodes?" + query,
+                                     version="1.61")
+        assert status == 200, out
+        assert [n["uuid"] for n in out["nodes"]] == [node["uuid"]]
