@@ -47,6 +47,8 @@ class Resource:
     marker_key: str = 'uuid'
     collection_key: str | None = None   # JSON key of a list (default name)
     detail_since: int = versions.DETAIL_QUERY   # when ?detail= appeared
+    # the 400 of ?detail=true with ?fields= (Ironic's text)
+    detail_and_fields: str = collection.DETAIL_AND_FIELDS
     # set: a path must name one by UUID (``ident_names``: or by a
     # logical name; DELETE always by UUID), or it is a 400 naming the
     # parameter ``<ident_label>_uuid``/``_ident`` as Ironic does
@@ -135,7 +137,8 @@ class Resource:
             detail = collection.detail_flag(req, self.detail_since)
         visible = self.visible(req.version)
         fields = collection.shown(req, detail, visible, set(visible),
-                                  self.field_versions, self.list_fields)
+                                  self.field_versions, self.list_fields,
+                                  self.detail_and_fields)
         limit = collection.limit(req)
         sort_key, sort_dir = collection.sort(
             req, set(self.sort_keys), self.field_versions)
@@ -154,8 +157,9 @@ class Resource:
         visible = self.visible(req.version)
         fields = collection.fields(req, set(visible), self.field_versions)
         row = self.get_row(req, ident)
-        return self.render(req, [row], fields or visible,
-                           detail=fields is None)[0]
+        # an empty ?fields= shows the links alone, as in Ironic
+        return self.render(req, [row], visible if fields is None
+                           else fields, detail=fields is None)[0]
 
     def view(self, req, row: dict) -> dict:
         """One row as the API shows it at the request's version, every

@@ -179,7 +179,10 @@ def node_text(written: list[str], *, hide_available: bool,
     for column in stored:
         col = "COALESCE(NULLIF(nodes.%s, ''), '{}')" % N.c[column].name
         member(column, col)
-    assert values or not whole, 'a node of no fields'
+    if not values and whole and tail and tail[0].startswith(','):
+        # no field asked for (an empty ?fields=): the tail's first
+        # member (the links) opens the object
+        tail = [tail[0][1:], *tail[1:]]
     for i, text in enumerate(tail):
         if i:
             values.append('nodes.uuid')

@@ -223,7 +223,8 @@ def test_list_sort_limit_marker_and_phase(api):
 
 
 @pytest.mark.parametrize('query,status,message', [
-    ('detail=True&fields=uuid', 400, "Can't fetch a subset of fields"),
+    ('detail=True&fields=uuid', 400,
+     'Can not specify ?detail=True and fields in the same request.'),
     ('fields=bogus', 400, 'Field(s) "bogus" are not valid'),
     ('sort_key=actions', 400, 'is an invalid field for sorting'),
     ('sort_key=conditions', 400, 'is an invalid field for sorting'),

@@ -61,11 +61,41 @@ def test_fields_and_detail_of_a_list(api, collection):
     status, out, _ = api.request('GET', path + '?detail=true&fields=uuid')
     assert status == 400
     assert _fault(out) == \
-        "Can't fetch a subset of fields with 'detail' set"
+        'Can not specify ?detail=True and fields in the same request.'
     # an unknown field is named first, whatever else the query asks
     status, out, _ = api.request('GET', path + '?detail=true&fields=bogus')
     assert status == 400
     assert _fault(out) == 'Field(s) "bogus" are not valid'
+
+
+@pytest.mark.parametrize('query', ['fields=', 'fields=,,'])
+def test_an_empty_fields_shows_the_links_alone(any_db_api, query):
+    """As in Ironic 39: ``?fields=`` with no field asks for none, so each
+    node, port or conductor shows its links alone, in a list and alone
+    (the node list was a 500, a single node showed every field)."""
+    api = any_db_api
+    node = api.create_node(name='no-fields')
+    status, port, _ = api.request('POST', '/v1/ports', {
+        'node_uuid': node['uuid'], 'address': '52:54:00:12:34:57'})
+    assert status == 201, port
+    for path, key in (('/v1/nodes', 'nodes'),
+                      ('/v1/nodes/no-fields', None),
+                      ('/v1/ports', 'ports'),
+                      ('/v1/ports/' + port['uuid'], None),
+                      ('/v1/nodes/no-fields/ports', 'ports'),
+                      ('/v1/conductors', 'conductors')):
+        status, out, _ = api.request('GET', path + '?' + query,
+                                     version='1.61')
+        assert status == 200, (path, out)
+        items = out[key] if key else [out]
+        assert items and all(list(i) == ['links'] for i in items), \
+            (path, items)
+        assert items[0]['links'][0]['rel'] == 'self'
+    status, out, _ = api.request('GET', '/v1/nodes?detail=true&' + query,
+                                 version='1.61')
+    assert status == 400
+    assert _fault(out) == \
+        'Can not specify ?detail=True and fields in the same request.'
 
 
 def _fault(out: dict) -> str:

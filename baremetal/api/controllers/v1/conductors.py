@@ -35,11 +35,7 @@ def _alive() -> set:
 def list_conductors(req):
     policy.authorize(req, 'baremetal:conductor:get')
     detail = collection.detail_flag(req)
-    fields = collection.fields(req, set(_ALL), {})
-    if detail and fields:
-        raise exception.InvalidParameterValue(
-            err="Can't fetch a subset of fields with 'detail' set")
-    fields = fields or (_ALL if detail else _LIST)
+    fields = collection.shown(req, detail, _ALL, set(_ALL), {}, _LIST)
     limit = collection.limit(req)
     rows = db_conductors.list_conductors()
     marker = req.params.get('marker')
@@ -59,5 +55,6 @@ def get_conductor(req, hostname):
     fields = collection.fields(req, set(_ALL), {})
     for r in db_conductors.list_conductors():
         if r['hostname'] == hostname:
-            return _view(req, r, _alive(), fields or _ALL)
+            return _view(req, r, _alive(),
+                         _ALL if fields is None else fields)
     raise exception.ConductorNotFound(conductor=hostname)

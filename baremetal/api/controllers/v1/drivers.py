@@ -59,7 +59,7 @@ def list_drivers(req):
     names = [] if dtype == 'classic' else sorted(hardware.hardware_types())
     if detail and req.params.get('fields'):
         raise exception.InvalidParameterValue(
-            err="Can't fetch a subset of fields with 'detail' set")
+            err=collection.DETAIL_AND_FIELDS)
     return {'drivers': _select(req, [_view(req, n, detail or bool(
         req.params.get('fields'))) for n in names])}
 

@@ -260,7 +260,7 @@ def _bios_fields(req, detail: bool) -> tuple:
     if req.params.get('fields'):
         if detail:
             raise exception.InvalidParameterValue(
-                err="Can't fetch a subset of fields with 'detail' set")
+                err=collection.DETAIL_AND_FIELDS)
         wanted = [f for f in req.params['fields'].split(',') if f]
         bad = [f for f in wanted if f not in _BIOS_FIELDS]
         if bad:

@@ -243,7 +243,8 @@ def get_one(req, node):
     visible = node_view.visible_fields(req.version)
     fields = collection.fields(req, node_view.visible_set(req.version),
                                versions.NODE_FIELDS)
-    shown = fields or visible
+    # an empty ?fields= shows the links alone, as in Ironic
+    shown = visible if fields is None else fields
     if 'traits' in shown:
         # the hot path of clients polling a node: one statement
         _check_ident(req, node)

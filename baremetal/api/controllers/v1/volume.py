@@ -29,6 +29,9 @@ def _derive(rows):
     return extra
 
 
+# Ironic 39's volume resources refuse ?detail=true with ?fields= so
+VOLUME_DETAIL_AND_FIELDS = "Can't fetch a subset of fields with 'detail' set"
+
 CONNECTORS = resource.Resource(
     project_scope='node',
     name='volume/connectors', singular='volume',
@@ -39,6 +42,7 @@ CONNECTORS = resource.Resource(
     field_versions={}, ident_label='connector', derive=_derive,
     collection_key='connectors',
     detail_since=versions.VOLUME,
+    detail_and_fields=VOLUME_DETAIL_AND_FIELDS,
     sort_keys=frozenset(('id', 'uuid', 'type', 'connector_id',
                          'created_at', 'updated_at')),
     body_schema=volume_schema.CONNECTOR_BODY)
@@ -52,6 +56,7 @@ TARGETS = resource.Resource(
     field_versions={}, ident_label='target', derive=_derive,
     collection_key='targets',
     detail_since=versions.VOLUME,
+    detail_and_fields=VOLUME_DETAIL_AND_FIELDS,
     sort_keys=frozenset(('id', 'uuid', 'volume_type', 'boot_index',
                          'volume_id', 'created_at', 'updated_at')),
     body_schema=volume_schema.TARGET_BODY)
