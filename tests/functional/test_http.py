@@ -144,3 +144,22 @@ def test_a_url_that_is_not_utf8_is_400_on_the_same_connection(server):
             assert _get(sock, stream, target) == (
                 400, b'Malformed Request-URI')
     assert server.log(tail=None).count('Traceback') == before
+
+
+def test_an_empty_fields_is_the_links_alone_over_http(server):
+    """``?fields=`` asks for no field (Ironic 39 answers so): the node
+    list and the node show each node's links alone."""
+    c = _conn(server)
+    c.request('POST', '/v1/nodes', json.dumps(
+        {'driver': 'fake-hardware', 'name': 'http-no-fields'}), H)
+    r = c.getresponse()
+    assert r.status == 201, r.read()
+    r.read()
+    for path in ('/v1/nodes?fields=', '/v1/nodes/http-no-fields?fields='):
+        c.request('GET', path, headers=H)
+        r = c.getresponse()
+        out = json.loads(r.read())
+        assert r.status == 200, out
+        for node in out.get('nodes', [out]):
+            assert list(node) == ['links'], node
+    c.close()
