@@ -16,13 +16,17 @@ def _conn(server) -> http.client.HTTPConnection:
     return http.client.HTTPConnection('127.0.0.1', server.port, timeout=30)
 
 
-def test_one_connection_for_200_201_202_204_404(server):
-    c = _conn(server)
+def _enroll(c: http.client.HTTPConnection, name: str) -> None:
     c.request('POST', '/v1/nodes', json.dumps(
-        {'driver': 'fake-hardware', 'name': 'http-ka'}), H)
+        {'driver': 'fake-hardware', 'name': name}), H)
     r = c.getresponse()
     assert r.status == 201, r.read()
     r.read()
+
+
+def test_one_connection_for_200_201_202_204_404(server):
+    c = _conn(server)
+    _enroll(c, 'http-ka')
     sock = c.sock
     for method, path, body, status in (
             ('GET', '/v1/nodes/http-ka', None, 200),
@@ -150,11 +154,7 @@ def test_an_empty_fields_is_the_links_alone_over_http(server):
     """``?fields=`` asks for no field (Ironic 39 answers so): the node
     list and the node show each node's links alone."""
     c = _conn(server)
-    c.request('POST', '/v1/nodes', json.dumps(
-        {'driver': 'fake-hardware', 'name': 'http-no-fields'}), H)
-    r = c.getresponse()
-    assert r.status == 201, r.read()
-    r.read()
+    _enroll(c, 'http-no-fields')
     for path in ('/v1/nodes?fields=', '/v1/nodes/http-no-fields?fields='):
         c.request('GET', path, headers=H)
         r = c.getresponse()
