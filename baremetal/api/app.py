@@ -52,34 +52,28 @@ def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
 _PATH_AS_IS = re.compile(r"[A-Za-z0-9_.\-~/!$&'()*+,;=:@]*")
 
 
-def _check_utf8(environ) -> None:
-    """A 400 for a URL whose path or query string is not UTF-8 once
-    percent-decoded (Ironic's pecan answers 400 too): webob would fail
-    to decode it wherever it is first read."""
-    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
-    query = environ.get('QUERY_STRING', '')
-    # the server hands both over as latin-1 text: the bytes received
-    for part, text, quoted in (('path', path, False),
-                               ('query string', query, True)):
-        if text.isascii() and not (quoted and '%' in text):
-            continue    # ASCII, and so UTF-8, once decoded
-        raw = text.encode('latin-1', 'replace')
-        if quoted:
-            raw = urllib.parse.unquote_to_bytes(raw)
-        try:
-            raw.decode('utf-8')
-        except UnicodeDecodeError as e:
-            raise routing.HTTPError(400, (
-                "The request URL's %s is not valid UTF-8 once "
-                'percent-decoded (byte 0x%02x at %d)'
-                % (part, raw[e.start], e.start))) from None
+def _utf8(text: str, part: str, quoted: bool) -> None:
+    """A 400 when ``text`` (a URL's path or, ``quoted``, its query
+    string, as the server hands them over: latin-1 text of the bytes
+    received) is not UTF-8 once percent-decoded (Ironic's pecan answers
+    400 too): webob would fail to decode it wherever it is first read."""
+    raw = text.encode('latin-1', 'replace')
+    if quoted:
+        raw = urllib.parse.unquote_to_bytes(raw)
+    try:
+        raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise routing.HTTPError(400, (
+            "The request URL's %s is not valid UTF-8 once "
+            'percent-decoded (byte 0x%02x at %d)'
+            % (part, raw[e.start], e.start))) from None
 
 
 class _Request(webob.Request):
     """pecan's request without its ``__getattribute__`` (a Python call
     around every attribute read, about twenty a request, to turn a
-    UnicodeDecodeError into a bare 400): ``_check_utf8`` refuses such a
-    URL, with a message, before anything reads it."""
+    UnicodeDecodeError into a bare 400): ``_utf8`` refuses such a URL,
+    with a message, before anything reads it."""
 
 
 def _path(req, environ) -> str:
@@ -88,6 +82,7 @@ def _path(req, environ) -> str:
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     if _PATH_AS_IS.fullmatch(path):
         return path
+    _utf8(path, 'path', quoted=False)
     return req.path
 
 
@@ -139,7 +134,9 @@ class Dispatcher:
             except exception.NotAcceptable as e:
                 raise routing.HTTPError(406, e.message) from None
             environ = req.environ
-            _check_utf8(environ)
+            query = environ.get('QUERY_STRING', '')
+            if '%' in query or not query.isascii():
+                _utf8(query, 'query string', quoted=True)
             path = _path(req, environ)
             method = environ['REQUEST_METHOD']
             if path.endswith('.json') and \
