@@ -26,7 +26,9 @@ NODE_READONLY = frozenset((
 _DICT = ('driver_info', 'extra', 'instance_info', 'properties',
          'network_data', 'target_raid_config')
 _BOOL = ('automated_clean', 'protected', 'maintenance', 'retired',
-         'disable_power_off')
+         'disable_power_off', 'console_enabled', 'secure_boot')
+# null leaves them unknown (the others' null is false)
+_NULL_BOOL = frozenset(('automated_clean', 'secure_boot'))
 _STR = {'name': 255, 'resource_class': 80, 'conductor_group': 255,
         'owner': 255, 'lessee': 255, 'description': 4096,
         'protected_reason': 65535, 'maintenance_reason': 65535,
@@ -153,7 +155,7 @@ def check_types(values: dict) -> dict:
                 raise exception.InvalidParameterValue(
                     err='%s must be a JSON object, got %r' % (k, v))
         elif k in _BOOL:
-            if v is None and k == 'automated_clean':
+            if v is None and k in _NULL_BOOL:
                 continue
             # clients (python-ironicclient) send "True"/"false" strings;
             # Ironic accepts them, so do we

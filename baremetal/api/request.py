@@ -65,7 +65,8 @@ class Request:
                 self._json = None
             else:
                 try:
-                    self._json = json_depth.loads(body, self.max_depth)
+                    self._json = json_depth.loads(body, self.max_depth,
+                                                  json_depth.strict)
                 except json_depth.TooDeep as e:
                     raise exception.Invalid(
                         reason='the request body is %s ([api]'

@@ -6,10 +6,20 @@ Parsing very deep JSON exhausts Python's recursion limit (a 500 where a
 400 belongs), and everything that walks such a value afterwards would too.
 ``loads`` parses, turns a RecursionError into ``TooDeep``, and measures
 the parsed value's depth without recursion.
+
+``strict`` parses a request body as the service can keep it: JSON as RFC
+8259 has it (no ``NaN`` or ``Infinity``, no lone UTF-16 surrogate in a
+string, UTF-8 only) and no integer beyond 64 bits, which neither the
+JSON encoder of the database columns nor the databases' integers hold.
+Python's own parser accepts all of these, and they failed later, when
+stored (a 500) or silently changed (``NaN`` stored as ``null``).
 """
 
 import json
+import re
 from typing import Any
+
+import orjson
 
 
 class TooDeep(ValueError):
@@ -52,3 +62,51 @@ def loads(text, limit: int, parse=json.loads) -> Any:
     except RecursionError:
         raise TooDeep(limit) from None
     return check(value, limit)
+
+
+# integers orjson and the databases keep exactly; orjson reads larger
+# ones as floats (inexact), so text holding a run of this many digits is
+# read again to tell
+INT_MIN, INT_MAX = -2 ** 63, 2 ** 64 - 1
+_LONG_DIGITS = re.compile(rb'[0-9]{19}')
+
+
+def _integer(text: str) -> int:
+    value = int(text)
+    if not INT_MIN <= value <= INT_MAX:
+        raise ValueError('the integer %s is beyond 64 bits' % text)
+    return value
+
+
+def _constant(name: str) -> None:
+    raise ValueError('%s is not a JSON value' % name)
+
+
+_CHECKING = json.JSONDecoder(parse_int=_integer, parse_constant=_constant)
+
+
+def strict(text) -> Any:
+    """``text`` (bytes or str) parsed: ValueError for what is not JSON
+    as RFC 8259 has it, or holds an integer beyond 64 bits;
+    RecursionError for what nests deeper than orjson reads (1,024
+    levels)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as e:
+        if str(e).startswith('depth limit exceeded'):
+            # deeper than orjson goes: Python's parser says how deep
+            return _CHECKING.decode(_text(text))
+        # Python's parser names what is wrong more plainly (NaN, a
+        # missing comma); what it takes (a lone surrogate, 1e999) is
+        # refused with orjson's words
+        _CHECKING.decode(_text(text))
+        raise
+    raw = text.encode() if isinstance(text, str) else text
+    if _LONG_DIGITS.search(raw):
+        _CHECKING.decode(_text(text))    # a ValueError for a long integer
+    return value
+
+
+def _text(text) -> str:
+    return text.decode('utf-8') if isinstance(text, (bytes, bytearray)) \
+        else text

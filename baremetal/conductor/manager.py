@@ -4,6 +4,7 @@ Every method takes primitives (node UUID, dicts) and reloads the node
 under its lock.  Long work goes to a worker so the call returns at once.
 """
 
+import inspect
 from typing import Any
 
 from oslo_context import context as oslo_context
@@ -497,8 +498,17 @@ class ConductorManager:
                 raise exception.InvalidParameterValue(
                     err='The method %s does not support HTTP %s'
                     % (vendor_method, http_method))
+            func, info = route['func'], {} if info is None else info
+            try:
+                # the body's keys are the method's keyword arguments: one
+                # the method cannot take is the caller's mistake
+                inspect.signature(func).bind(task, **info)
+            except TypeError as e:
+                raise exception.InvalidParameterValue(
+                    err='Vendor passthru method %s cannot take the '
+                        'arguments given: %s' % (vendor_method, e)) from None
             task.driver.vendor.validate(task)
-            return route['func'](task, **(info or {}))
+            return func(task, **info)
 
     def get_vendor_passthru_methods(self, context, node_id: str) -> dict:
         with self._acquire(node_id, shared=True, purpose='vendor') as t:

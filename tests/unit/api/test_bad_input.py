@@ -278,6 +278,31 @@ def test_bodies_that_are_not_objects_are_400_at_the_newest_version(
     assert api.node(n["uuid"]) == before
 
 
+@pytest.mark.parametrize("body,says", [
+    ("x", "the request body must be a JSON object"),
+    ([1, 2], "the request body must be a JSON object"),
+    (True, "the request body must be a JSON object"),
+    ({"task": 1}, "multiple values for argument 'task'"),
+])
+def test_vendor_passthru_arguments_a_method_cannot_take_are_400(
+        api, body, says):
+    """A vendor method's keyword arguments are the body's keys: a body
+    that is not an object, or a key the method cannot take, is the
+    caller's mistake (Ironic 39 answers both 500)."""
+    n = api.create_node(name="vendor")
+    before = api.node(n["uuid"])
+    path = "/v1/nodes/%s/vendor_passthru/first_method" % n["uuid"]
+    status, resp, _ = api.request("POST", path, body)
+    assert status == 400, (status, resp)
+    assert says in json.loads(resp["error_message"])["faultstring"]
+    assert api.node(n["uuid"]) == before
+    # what the method takes still reaches it, and no body is no argument
+    status, resp, _ = api.request("POST", path, {"a": [1]})
+    assert status == 200 and resp["args"] == {"a": [1]}, resp
+    status, resp, _ = api.request("POST", path)
+    assert status == 200 and resp["args"] == {}, resp
+
+
 @pytest.mark.parametrize("path,part,at", [
     ("/v1/nodes?name=%ff", "query string", 5),
     ("/v1/nodes?%ff=1", "query string", 0),
@@ -308,3 +333,106 @@ def test_a_url_in_utf8_is_read_as_such(api):
                                      version="1.61")
         assert status == 200, out
         assert [n["uuid"] for n in out["nodes"]] == [node["uuid"]]
+
+
+@pytest.mark.parametrize("raw,says", [
+    (b'{"driver": "fake-hardware", "extra": {"a": NaN}}',
+     "NaN is not a JSON value"),
+    (b'{"driver": "fake-hardware", "extra": {"a": -Infinity}}',
+     "-Infinity is not a JSON value"),
+    (b'{"driver": "fake-hardware", "extra": {"a": 1e999}}', "infinity"),
+    (b'{"driver": "fake-hardware", "extra": {"a": "\\ud800"}}',
+     "surrogate"),
+    (b'{"driver": "fake-hardware", "extra": {"\\udc00x": 1}}', "surrogate"),
+    (b'{"driver": "fake-hardware", "description": "\\ud83d"}', "surrogate"),
+    (b'{"driver": "fake-hardware", "extra": {"a": 18446744073709551616}}',
+     "the integer 18446744073709551616 is beyond 64 bits"),
+    (b'{"driver": "fake-hardware", "extra": {"a": [-9223372036854775809]}}',
+     "the integer -9223372036854775809 is beyond 64 bits"),
+])
+def test_json_the_service_cannot_keep_is_400(api, raw, says):
+    """Not JSON as RFC 8259 has it (NaN, Infinity, a lone UTF-16
+    surrogate) or an integer beyond 64 bits: Python's parser took them
+    and they failed when stored (500) or were stored changed (NaN as
+    null)."""
+    status, resp, _ = api.request("POST", "/v1/nodes", raw=raw)
+    assert status == 400, (status, resp)
+    fault = json.loads(resp["error_message"])["faultstring"]
+    assert "the request body is not valid JSON: " in fault, fault
+    assert says in fault, fault
+    # the same in a PATCH's value, and the node stays as it was
+    n = api.create_node(name="kept", extra={"keep": 1})
+    before = api.node(n["uuid"])
+    value = raw.split(b'"extra": ')[-1].split(b'"description": ')[-1][:-1]
+    status, resp, _ = api.request(
+        "PATCH", "/v1/nodes/%s" % n["uuid"],
+        raw=b'[{"op": "add", "path": "/extra/b", "value": %s}]' % value)
+    assert status == 400, (status, resp)
+    assert api.node(n["uuid"]) == before
+
+
+def test_json_at_the_edges_of_what_is_kept_reads_back_the_same(any_db_api):
+    """Integers at the ends of 64 bits, a surrogate pair, long digit runs
+    in strings and floats: stored and shown back exactly, in the node,
+    in a list the database writes and after a PATCH."""
+    api = any_db_api
+    extra = {"max": 18446744073709551615, "min": -9223372036854775808,
+             "pair": "\U0001f600", "digits": "1234567890123456789012345",
+             "float": 0.1234567890123456789, "big": 1.5e300}
+    raw = json.dumps({"driver": "fake-hardware", "name": "edges",
+                      "extra": extra}).encode()
+    status, node, _ = api.request("POST", "/v1/nodes", raw=raw)
+    assert status == 201, node
+    assert node["extra"] == extra
+    assert api.node("edges")["extra"] == extra
+    status, page, _ = api.request("GET", "/v1/nodes?fields=extra,name")
+    assert [n["extra"] for n in page["nodes"]] == [extra]
+    status, node, _ = api.request(
+        "PATCH", "/v1/nodes/edges",
+        raw=b'[{"op": "add", "path": "/extra/more", '
+            b'"value": 18446744073709551615}]')
+    assert status == 200, node
+    assert node["extra"]["more"] == 18446744073709551615
+
+
+@pytest.mark.parametrize("field,value,status,shown", [
+    ("console_enabled", "x", 400, None),
+    ("console_enabled", "yes", 201, True),
+    ("console_enabled", None, 201, False),
+    ("secure_boot", "x", 400, None),
+    ("secure_boot", True, 201, True),
+    ("secure_boot", None, 201, None),
+])
+def test_a_new_nodes_console_and_secure_boot_are_booleans(
+        api, field, value, status, shown):
+    """Ironic 39 takes both on create (console_enabled as a strict
+    boolean string, null a 500 there); here a string that is no boolean
+    is a 400 for both (it was a 500, null for console_enabled too)."""
+    got, resp, _ = api.request(
+        "POST", "/v1/nodes", {"driver": "fake-hardware", field: value},
+        version="1.95")
+    assert got == status, resp
+    if status == 400:
+        fault = json.loads(resp["error_message"])["faultstring"]
+        assert fault.startswith(
+            "Invalid %s: Unrecognized value 'x', acceptable values are"
+            % field), fault
+    else:
+        assert resp[field] is shown
+
+
+@pytest.mark.parametrize("boot_index,status", [
+    (2 ** 31 - 1, 201), (2 ** 31, 400), (2 ** 63, 400), (-1, 400)])
+def test_a_volume_targets_boot_index_fits_its_column(
+        any_db_api, boot_index, status):
+    api = any_db_api
+    n = api.create_node(name="vt")
+    got, resp, _ = api.request("POST", "/v1/volume/targets", {
+        "node_uuid": n["uuid"], "volume_type": "iscsi", "volume_id": "v1",
+        "boot_index": boot_index}, version="1.95")
+    assert got == status, resp
+    if status == 400:
+        assert "boot_index must be an integer from 0 to 2147483647" in \
+            json.loads(resp["error_message"])["faultstring"]
+    else:
+        assert resp["boot_index"] == boot_index

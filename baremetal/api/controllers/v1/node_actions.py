@@ -43,9 +43,6 @@ def validate(req, node):
 def set_maintenance(req, node):
     policy.authorize(req, 'baremetal:node:set_maintenance')
     body = req.json_object(optional=True)
-    if not isinstance(body, dict):
-        raise exception.InvalidParameterValue(
-            err='the body must be a JSON object')
     reason = body.get('reason')
     if reason is not None and not isinstance(reason, str):
         raise exception.InvalidParameterValue(err='reason must be a string')
@@ -313,10 +310,11 @@ def _passthru(req, node, method=None):
         raise exception.MissingParameterValue(
             err='Method not specified')
     row = nodes.get_row(req, node)
-    info = req.json()
+    # the method's keyword arguments: an object, or no body at all
+    info = req.json_object(optional=True)
     return state.RPC.node_call(req.context, row, 'vendor_passthru',
                                vendor_method=method, http_method=req.method,
-                               info=info or {})
+                               info=info)
 
 
 for _m in ('GET', 'POST', 'PUT', 'PATCH', 'DELETE'):

@@ -15,6 +15,8 @@ from baremetal.db import rows as db_rows
 from baremetal.db import volume as db_volume
 
 _CONNECTOR_TYPES = ('iqn', 'ip', 'mac', 'wwnn', 'wwpn', 'port', 'portgroup')
+# a target's boot_index is a 32-bit column in PostgreSQL and MySQL
+BOOT_INDEX_MAX = 2 ** 31 - 1
 
 
 def _derive(rows):
@@ -104,9 +106,11 @@ def _check(req, values: dict, kind: str, move_rules=()) -> dict:
                     % (v, ', '.join(_CONNECTOR_TYPES)))
             out[k] = v
         elif k == 'boot_index':
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if isinstance(v, bool) or not isinstance(v, int) or \
+                    not 0 <= v <= BOOT_INDEX_MAX:
                 raise exception.InvalidParameterValue(
-                    err='boot_index must be an integer >= 0')
+                    err='boot_index must be an integer from 0 to %d'
+                    % BOOT_INDEX_MAX)
             out[k] = v
         elif k in ('connector_id', 'volume_type', 'volume_id'):
             if not isinstance(v, str) or not v:
