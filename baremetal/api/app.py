@@ -52,11 +52,13 @@ def _version_headers(version: int) -> tuple[tuple[str, str], ...]:
 _PATH_AS_IS = re.compile(r"[A-Za-z0-9_.\-~/!$&'()*+,;=:@]*")
 
 
-def _utf8(text: str, part: str, quoted: bool) -> None:
+def _url_text(text: str, part: str, quoted: bool) -> None:
     """A 400 when ``text`` (a URL's path or, ``quoted``, its query
     string, as the server hands them over: latin-1 text of the bytes
     received) is not UTF-8 once percent-decoded (Ironic's pecan answers
-    400 too): webob would fail to decode it wherever it is first read."""
+    400 too: webob would fail to decode it wherever it is first read), or
+    holds a NUL character (``%00``), which no name or value has and
+    PostgreSQL cannot even compare."""
     raw = text.encode('latin-1', 'replace')
     if quoted:
         raw = urllib.parse.unquote_to_bytes(raw)
@@ -67,12 +69,16 @@ def _utf8(text: str, part: str, quoted: bool) -> None:
             "The request URL's %s is not valid UTF-8 once "
             'percent-decoded (byte 0x%02x at %d)'
             % (part, raw[e.start], e.start))) from None
+    if b'\x00' in raw:
+        raise routing.HTTPError(400, (
+            "The request URL's %s holds a NUL character (%%00 at %d)"
+            % (part, raw.index(b'\x00'))))
 
 
 class _Request(webob.Request):
     """pecan's request without its ``__getattribute__`` (a Python call
     around every attribute read, about twenty a request, to turn a
-    UnicodeDecodeError into a bare 400): ``_utf8`` refuses such a URL,
+    UnicodeDecodeError into a bare 400): ``_url_text`` refuses such a URL,
     with a message, before anything reads it."""
 
 
@@ -82,7 +88,7 @@ def _path(req, environ) -> str:
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     if _PATH_AS_IS.fullmatch(path):
         return path
-    _utf8(path, 'path', quoted=False)
+    _url_text(path, 'path', quoted=False)
     return req.path
 
 
@@ -136,7 +142,7 @@ class Dispatcher:
             environ = req.environ
             query = environ.get('QUERY_STRING', '')
             if '%' in query or not query.isascii():
-                _utf8(query, 'query string', quoted=True)
+                _url_text(query, 'query string', quoted=True)
             path = _path(req, environ)
             method = environ['REQUEST_METHOD']
             if path.endswith('.json') and \

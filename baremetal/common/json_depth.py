@@ -9,8 +9,9 @@ the parsed value's depth without recursion.
 
 ``strict`` parses a request body as the service can keep it: JSON as RFC
 8259 has it (no ``NaN`` or ``Infinity``, no lone UTF-16 surrogate in a
-string, UTF-8 only) and no integer beyond 64 bits, which neither the
-JSON encoder of the database columns nor the databases' integers hold.
+string, UTF-8 only), no integer beyond 64 bits, which neither the JSON
+encoder of the database columns nor the databases' integers hold, and
+no NUL character, which PostgreSQL keeps in neither text nor JSON.
 Python's own parser accepts all of these, and they failed later, when
 stored (a 500) or silently changed (``NaN`` stored as ``null``).
 """
@@ -104,7 +105,24 @@ def strict(text) -> Any:
     raw = text.encode() if isinstance(text, str) else text
     if _LONG_DIGITS.search(raw):
         _CHECKING.decode(_text(text))    # a ValueError for a long integer
+    if b'\\u0000' in raw and _holds_nul(value):
+        raise ValueError('a string holds a NUL character (\\u0000)')
     return value
+
+
+def _holds_nul(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if '\x00' in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _text(text) -> str:

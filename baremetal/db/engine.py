@@ -235,8 +235,10 @@ class _Block:
     in autocommit mode where the database has them), else pooled.
     Whatever transaction the block leaves open is rolled back (an open
     read transaction would pin SQLite's WAL); a lost connection becomes
-    DatabaseUnavailable (``_raise_unreachable``).  A class, not a generator:
-    every read of the API and the conductor enters one."""
+    DatabaseUnavailable (``_raise_unreachable``), a value the database
+    cannot hold InvalidParameterValue (``_raise_data_error``).  A class,
+    not a generator: every read of the API and the conductor enters
+    one."""
 
     __slots__ = ('_kept', '_conn')
 
@@ -260,6 +262,7 @@ class _Block:
         try:
             if isinstance(error, Exception):
                 _raise_unreachable(error)
+                _raise_data_error(error)
         finally:
             if self._kept is None:
                 conn.close()
@@ -287,6 +290,21 @@ def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
     inner = getattr(e, 'inner_exception', None)
     return isinstance(inner, sa.exc.DBAPIError) and \
         inner.connection_invalidated
+
+
+def _raise_data_error(e: Exception) -> None:
+    """A value the database refuses to hold (a string longer than its
+    column, a number out of its range: PostgreSQL and MySQL check them,
+    SQLite does not) -> InvalidParameterValue with the database's words,
+    a 400 where it came with a request.  Returns for any other error."""
+    inner = getattr(e, 'inner_exception', None)
+    if not (isinstance(e, (sa.exc.DataError, db_exc.DBDataError))
+            or isinstance(inner, sa.exc.DataError)):
+        return
+    reason = str(getattr(inner or e, 'orig', None) or inner or e).strip()
+    reason = reason.splitlines()[0] if reason else type(e).__name__
+    raise exception.InvalidParameterValue(
+        err='A value does not fit the database: %s' % reason[:200]) from e
 
 
 def _raise_unreachable(e: Exception, connecting: bool = False) -> None:

@@ -15,7 +15,7 @@ CREATE = {
         'extra': {'type': ['object', 'null']},
         'name': {'type': ['string', 'null']},
         'node': {'type': ['string', 'null']},
-        'owner': {'type': ['string', 'null']},
+        'owner': {'type': ['string', 'null'], 'maxLength': 255},
         'resource_class': {'type': ['string', 'null'], 'maxLength': 80},
         'traits': {'type': ['array', 'null'],
                    'items': schemas.trait_schema()},

@@ -10,7 +10,7 @@ _DICT = {'type': ['object', 'null']}
 
 _PROPERTIES = {
     'automated_clean': _BOOL,
-    'boot_mode': _STR,
+    'boot_mode': {'type': ['string', 'null'], 'maxLength': 16},
     'chassis_uuid': _STR,
     'conductor_group': _STR,
     'console_enabled': _BOOL,

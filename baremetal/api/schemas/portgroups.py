@@ -8,7 +8,7 @@ CREATE = {
         'address': {'type': ['string', 'null']},
         'category': {'type': ['string', 'null'], 'maxLength': 80},
         'extra': {'type': ['object', 'null']},
-        'mode': {'type': ['string', 'null']},
+        'mode': {'type': ['string', 'null'], 'maxLength': 255},
         'name': {'type': ['string', 'null']},
         'node_uuid': {'type': 'string'},
         'physical_network': {'type': ['string', 'null'], 'maxLength': 64},

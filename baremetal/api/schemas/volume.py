@@ -6,7 +6,7 @@ from baremetal.api import schemas
 CONNECTOR = {
     'type': 'object',
     'properties': {
-        'connector_id': {'type': 'string'},
+        'connector_id': {'type': 'string', 'maxLength': 255},
         'extra': {'type': ['object', 'null']},
         'node_uuid': {'type': 'string'},
         'type': {'type': 'string'},
@@ -24,8 +24,8 @@ TARGET = {
         'node_uuid': {'type': 'string'},
         'properties': {'type': ['object', 'null']},
         'uuid': {'type': ['string', 'null']},
-        'volume_id': {'type': 'string'},
-        'volume_type': {'type': 'string'},
+        'volume_id': {'type': 'string', 'maxLength': 36},
+        'volume_type': {'type': 'string', 'maxLength': 64},
     },
     'required': ['boot_index', 'node_uuid', 'volume_id', 'volume_type'],
     'additionalProperties': False,

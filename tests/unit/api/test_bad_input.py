@@ -436,3 +436,74 @@ def test_a_volume_targets_boot_index_fits_its_column(
             json.loads(resp["error_message"])["faultstring"]
     else:
         assert resp["boot_index"] == boot_index
+
+
+@pytest.mark.parametrize("method,path,raw", [
+    ("POST", "/v1/nodes",
+     b'{"driver": "fake-hardware", "description": "a\\u0000b"}'),
+    ("POST", "/v1/nodes",
+     b'{"driver": "fake-hardware", "extra": {"k\\u0000": 1}}'),
+    ("PATCH", "/v1/nodes/{u}",
+     b'[{"op": "add", "path": "/extra/a", "value": ["\\u0000"]}]'),
+    ("PATCH", "/v1/nodes/{u}",
+     b'[{"op": "replace", "path": "/owner", "value": "\\u0000"}]'),
+])
+def test_a_nul_character_in_a_body_is_400(any_db_api, method, path, raw):
+    """PostgreSQL keeps a NUL in neither text nor JSON (it was a 500
+    there); here it is refused on every database alike."""
+    api = any_db_api
+    n = api.create_node(name="nul", extra={"keep": 1})
+    before = api.node(n["uuid"])
+    status, resp, _ = api.request(method, path.replace("{u}", n["uuid"]),
+                                  raw=raw)
+    assert status == 400, (status, resp)
+    assert "a string holds a NUL character" in json.loads(
+        resp["error_message"])["faultstring"]
+    assert api.node(n["uuid"]) == before
+    # the six characters \u0000 (an escaped backslash) are only text
+    status, node, _ = api.request(
+        "POST", "/v1/nodes",
+        raw=b'{"driver": "fake-hardware", "description": "\\\\u0000"}')
+    assert status == 201 and node["description"] == "\\u0000", node
+
+
+@pytest.mark.parametrize("path,part,at", [
+    ("/v1/nodes?driver=%00", "query string", 7),
+    ("/v1/nodes?name=a%00b&x=1", "query string", 6),
+    ("/v1/ports?address=%00", "query string", 8),
+])
+def test_a_nul_character_in_a_url_is_400(any_db_api, path, part, at):
+    status, out, _ = any_db_api.request("GET", path)
+    assert status == 400, out
+    error = json.loads(out["error_message"])
+    assert error["code"] == 400 and error["title"] == "Bad Request"
+    assert error["description"] == (
+        "The request URL's %s holds a NUL character (%%00 at %d)"
+        % (part, at)), error
+
+
+@pytest.mark.parametrize("method,path,body", [
+    ("POST", "/v1/nodes", {"driver": "fake-hardware", "boot_mode": "b" * 17}),
+    ("POST", "/v1/portgroups", {"node_uuid": "{u}", "mode": "m" * 256}),
+    ("POST", "/v1/allocations", {"resource_class": "rc",
+                                 "owner": "o" * 256}),
+    ("POST", "/v1/volume/connectors", {"node_uuid": "{u}", "type": "iqn",
+                                       "connector_id": "c" * 256}),
+    ("POST", "/v1/volume/targets", {"node_uuid": "{u}", "boot_index": 0,
+                                    "volume_type": "t" * 65,
+                                    "volume_id": "v"}),
+    ("POST", "/v1/volume/targets", {"node_uuid": "{u}", "boot_index": 0,
+                                    "volume_type": "iscsi",
+                                    "volume_id": "v" * 37}),
+])
+def test_strings_longer_than_their_column_are_400(
+        any_db_api, method, path, body):
+    """PostgreSQL and MariaDB refused them with a 500; SQLite kept any
+    length. Now the schema bounds each by its column, on every
+    database."""
+    api = any_db_api
+    n = api.create_node(name="long")
+    body = json.loads(json.dumps(body).replace("{u}", n["uuid"]))
+    status, resp, _ = api.request(method, path, body, version="1.95")
+    assert status == 400, (status, resp)
+    assert "is too long" in json.loads(resp["error_message"])["faultstring"]

@@ -7,6 +7,7 @@ import pytest
 
 from baremetal.common import exception
 from baremetal.db import chassis as db_chassis
+from baremetal.db import nodes as db_nodes
 from baremetal.db import ports as db_ports
 from baremetal.db import rows as db_rows
 
@@ -95,3 +96,20 @@ def test_is_uuid_like_takes_the_canonical_form_in_either_case_only():
                u[:-1] + 'g', '\u0663' * 32,
                '\u0663' * 8 + u[8:]):
         assert not db_rows.is_uuid_like(no), no
+
+
+def test_a_value_the_database_cannot_hold_is_invalid(any_db_api):
+    """PostgreSQL and MySQL refuse a string longer than its column (a
+    driver error, a 500 where a request carried it); the db layer says
+    InvalidParameterValue with the database's words. SQLite keeps it."""
+    node = any_db_api.create_node(name="fits")
+    ports = db_ports.ROWS
+    values = {'node_id': db_nodes.ROWS.get(node['uuid'])['id'],
+              'address': '52:54:00:00:00:01', 'physical_network': 'p' * 65}
+    if any_db_api.db_kind == 'sqlite':
+        assert ports.create(values)['physical_network'] == 'p' * 65
+        return
+    with pytest.raises(exception.InvalidParameterValue) as e:
+        ports.create(values)
+    assert 'A value does not fit the database: ' in str(e.value)
+    assert 'too long' in str(e.value), str(e.value)
