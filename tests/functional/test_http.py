@@ -113,9 +113,10 @@ def _get(sock, stream, target: bytes) -> tuple[int, bytes]:
     return status, stream.read(length)
 
 
-def test_a_url_that_is_not_utf8_is_400_on_the_same_connection(server):
-    """A path or query string that is not UTF-8 once percent-decoded is
-    a 400 saying which part is wrong, nothing is logged as an error, and
+def test_a_url_not_utf8_or_with_a_nul_is_400_on_the_same_connection(
+        server):
+    """A path or query string that is not UTF-8 once percent-decoded, or
+    holds a NUL (%00), is a 400 saying which part is wrong, nothing is logged as an error, and
     the connection serves the next request.  Raw bytes that are not
     ASCII in the request line are refused by the HTTP server itself
     (400, ``Malformed Request-URI``), as in Ironic 39."""
@@ -127,6 +128,8 @@ def test_a_url_that_is_not_utf8_is_400_on_the_same_connection(server):
                              (b'/v1/nodes?fields=uuid,%c3', 'query string'),
                              (b'/v1/nodes/%c3', 'path'),
                              (b'/v1/nodes/%e2%82/states', 'path'),
+                             (b'/v1/nodes/a%00b', 'path'),
+                             (b'/v1/nodes?driver=%00', 'query string'),
                              (b'/v1/nodes?description_contains=caf%C3%A9',
                               None)):
             status, body = _get(sock, stream, target)
@@ -136,8 +139,10 @@ def test_a_url_that_is_not_utf8_is_400_on_the_same_connection(server):
                 continue
             assert status == 400, (target, body)
             error = json.loads(json.loads(body)['error_message'])
+            wrong = ('holds a NUL character' if b'%00' in target
+                     else 'is not valid UTF-8')
             assert error['description'].startswith(
-                "The request URL's %s is not valid UTF-8" % part), error
+                "The request URL's %s %s" % (part, wrong)), error
     finally:
         stream.close()
         sock.close()
