@@ -70,6 +70,12 @@ def test_ipmi_driver_info_parses_with_bytes_credentials(conf):
      ['redfish_address']),
     ({'redfish_address': 'http://h:port'}, exception.InvalidParameterValue,
      ['redfish_address']),
+    # a host name the resolver cannot be asked for (was a UnicodeError,
+    # a 500, at every call to the BMC)
+    ({'redfish_address': 'a' * 64}, exception.InvalidParameterValue,
+     ['redfish_address']),
+    ({'redfish_address': 'http://bmc..example'},
+     exception.InvalidParameterValue, ['redfish_address']),
     ({'redfish_address': 'h', 'redfish_auth_type': 'kerberos'},
      exception.InvalidParameterValue, ['redfish_auth_type', 'session']),
     ({'redfish_address': 'h', 'redfish_verify_ca': 3},

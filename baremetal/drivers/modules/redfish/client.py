@@ -69,6 +69,11 @@ def parse(node, conf) -> Info:
         parsed = urllib.parse.urlsplit(address)
         parsed.port  # noqa: B018  (raises for a malformed port)
         ok = parsed.scheme in ('http', 'https') and bool(parsed.hostname)
+        if ok:
+            # a name the resolver could not be asked for (a label longer
+            # than 63 characters, an empty one): UnicodeError, a
+            # ValueError, where requests would raise it at every call
+            parsed.hostname.encode('idna')
     except ValueError:
         ok = False
     if not ok:
