@@ -223,6 +223,9 @@ def _add_trait(task, name) -> None:
 
 
 def _remove_trait(task, name) -> None:
+    if not isinstance(name, str):
+        # (a string that is no trait is on no node: only not found)
+        raise ActionError(traits_mod.describe(name))
     if not db_traits.delete_node_trait(task.node.id, name):
         LOG.warning('Node %s: inspection rule removes trait %s, which '
                     'the node does not have', task.node.uuid, name)

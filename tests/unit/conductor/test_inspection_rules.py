@@ -165,6 +165,9 @@ def test_fail_action_fails_inspection(rules_api):
      'missing'),
     ({'op': 'add-trait', 'args': {'name': 'not-a-trait'}},
      'Invalid trait'),
+    # (was the database driver's binding error, with its SQL)
+    ({'op': 'remove-trait', 'args': {'name': ['CUSTOM_A']}},
+     "Invalid trait ['CUSTOM_A']"),
     ({'op': 'set-port-attribute', 'args': {
         'port_id': '11111111-2222-3333-4444-555555555555',
         'path': 'extra/a', 'value': 1}}, 'could not be found'),
