@@ -111,10 +111,17 @@ def _container(record, parts: list[str], create: bool) -> Any:
     return current
 
 
+def _not_empty(record, field: str) -> None:
+    if field in record.rows.required:
+        raise ActionError('%s cannot be removed or set to null: it must '
+                          'have a value' % field)
+
+
 def _coerce(record, field: str, value: Any) -> Any:
     """A whole field's new value, of the column's type (format strings
     give strings: "true" for a boolean, "4" for an integer)."""
     if value is None:
+        _not_empty(record, field)
         return None
     kind = record.rows.kind(field)
     if field in record.dict_fields and not isinstance(value, dict):
@@ -175,6 +182,7 @@ def _delete(record, fixed, path) -> None:
     parts = rules.split_path(path)
     _settable(record, parts, fixed)
     if len(parts) == 1:
+        _not_empty(record, parts[0])
         setattr(record, parts[0], None)
     else:
         del _container(record, parts, create=False)[parts[-1]]

@@ -16,6 +16,12 @@ def names(table: sa.Table) -> frozenset[str]:
     return frozenset(table.c.keys())
 
 
+@functools.cache
+def required(table: sa.Table) -> frozenset[str]:
+    """The names of the columns that cannot be NULL."""
+    return frozenset(c.name for c in table.c if not c.nullable)
+
+
 def json_names(table: sa.Table) -> frozenset[str]:
     """The names of the columns that hold JSON."""
     return frozenset(c.name for c in table.c

@@ -440,6 +440,11 @@ class Rows:
         """The names of the table's columns."""
         return db_columns.names(self.table)
 
+    @property
+    def required(self) -> frozenset[str]:
+        """The names of the columns that cannot be NULL."""
+        return db_columns.required(self.table)
+
     def kind(self, column: str) -> str | None:
         """``'boolean'`` or ``'integer'`` for a column of that type,
         else None; KeyError for a name that is no column."""

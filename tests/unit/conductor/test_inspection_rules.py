@@ -168,6 +168,12 @@ def test_fail_action_fails_inspection(rules_api):
     # (was the database driver's binding error, with its SQL)
     ({'op': 'remove-trait', 'args': {'name': ['CUSTOM_A']}},
      "Invalid trait ['CUSTOM_A']"),
+    # (was the database's NOT NULL violation)
+    ({'op': 'del-attribute', 'args': {'path': 'driver'}},
+     'driver cannot be removed or set to null: it must have a value'),
+    ({'op': 'set-attribute', 'args': {'path': 'maintenance',
+                                      'value': None}},
+     'maintenance cannot be removed or set to null'),
     ({'op': 'set-port-attribute', 'args': {
         'port_id': '11111111-2222-3333-4444-555555555555',
         'path': 'extra/a', 'value': 1}}, 'could not be found'),
