@@ -4,8 +4,9 @@ process that the server under test talks to.
 * ``TCPFault``: a TCP endpoint (an HTTP BMC, agent or image server)
   that, per its ``mode``, forwards to a real one (``pass``), closes every
   connection as soon as a request arrives (``close``), answers a valid
-  HTTP response whose body is not JSON (``garbage``) or is JSON of the
-  wrong shape (``wrongjson``), answers bytes that are not HTTP at all
+  HTTP response whose body is not JSON (``garbage``), is JSON of the
+  wrong shape (``wrongjson``) or nested deeper than a parser recurses
+  (``deepjson``), answers bytes that are not HTTP at all
   (``malformed``), or reads the request and never answers (``hang``).
   Changing the mode drops the connections already open, so a client's
   kept-alive connection meets the new behaviour.
@@ -18,10 +19,12 @@ import os
 import socket
 import threading
 
-MODES = ('pass', 'close', 'garbage', 'wrongjson', 'malformed', 'hang')
+MODES = ('pass', 'close', 'garbage', 'wrongjson', 'deepjson', 'malformed',
+         'hang')
 
 GARBAGE_BODY = b'<html><body>Service Temporarily Unavailable</body>'
 WRONG_JSON = b'["JSON", "but not what was asked for"]'
+DEEP_JSON = b'[' * 20000 + b']' * 20000
 
 
 def _read_request(conn: socket.socket) -> bytes:
@@ -102,8 +105,9 @@ class TCPFault:
                 self._forward(conn)
                 return
             _read_request(conn)
-            if mode in ('garbage', 'wrongjson'):
-                body = GARBAGE_BODY if mode == 'garbage' else WRONG_JSON
+            if mode in ('garbage', 'wrongjson', 'deepjson'):
+                body = {'garbage': GARBAGE_BODY, 'wrongjson': WRONG_JSON,
+                        'deepjson': DEEP_JSON}[mode]
                 conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: '
                              b'application/json\r\nContent-Length: %d\r\n'
                              b'Connection: close\r\n\r\n'

@@ -48,6 +48,8 @@ def _node(url):
     ('malformed', exception.RedfishConnectionError, 'cannot reach'),
     ('garbage', exception.RedfishError, 'something that is not JSON'),
     ('wrongjson', exception.RedfishError, 'not a Redfish resource'),
+    # (was a RecursionError: a 500, the raw text in last_error)
+    ('deepjson', exception.RedfishError, 'JSON nested too deeply'),
 ])
 def test_a_misbehaving_bmc_is_an_error_naming_it(conf, bmc, mode, error,
                                                   words, read):
@@ -758,3 +760,17 @@ def test_a_system_without_a_reset_action_is_an_error_naming_it(
     assert '#ComputerSystem.Reset is missing from the resource ' \
         '/redfish/v1/Systems/1' in str(e.value)
     assert bmc.posts == []
+
+
+def test_a_system_without_a_boot_object_has_no_boot_device_or_mode(
+        monkeypatch):
+    """A BMC whose ComputerSystem sends no Boot (sushy's ``boot`` is
+    None): the boot device and mode are unknown (they were an
+    AttributeError, a 500 'An internal error occurred')."""
+    from baremetal.drivers.modules.redfish import management
+    mgmt = management.RedfishManagement()
+    monkeypatch.setattr(management.RedfishManagement, '_system',
+                        lambda self, task: types.SimpleNamespace(boot=None))
+    assert mgmt.get_boot_device(None) == {'boot_device': None,
+                                          'persistent': None}
+    assert mgmt.get_boot_mode(None) is None

@@ -361,6 +361,11 @@ def errors(node, info: Info, what: str):
         raise exception.RedfishError(
             error='%s: the BMC at %s answered with something that is not '
                   'JSON (%s)' % (what, info.address, _short(e))) from None
+    except RecursionError:
+        # Python's JSON parser on an answer nested thousands deep
+        raise exception.RedfishError(
+            error='%s: the BMC at %s answered with JSON nested too deeply '
+                  'to read' % (what, info.address)) from None
     except (AttributeError, KeyError, TypeError) as e:
         # sushy reads fields from whatever JSON came: a list, a string
         # or an object missing what every Redfish service sends

@@ -23,6 +23,12 @@ def _value(x):
     return getattr(x, 'value', x)
 
 
+def _boot(system, field: str):
+    """A field of the System's Boot: None where the BMC sends no Boot
+    object (sushy's ``boot`` is None then)."""
+    return _value(getattr(system.boot, field, None))
+
+
 def requested_boot_mode(node) -> str | None:
     """The mode the node asks for itself, None when it asks for none
     (then [deploy]default_boot_mode applies): use
@@ -53,7 +59,7 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
         enabled = (sushy.BootSourceOverrideEnabled.CONTINUOUS if persistent
                    else sushy.BootSourceOverrideEnabled.ONCE)
         options = {}
-        if _value(system.boot.mode) != BOOT_MODES[mode]:
+        if _boot(system, 'mode') != BOOT_MODES[mode]:
             # the node's mode goes with the device change where the BMC
             # has another; sent only then (as Ironic): some BMCs redo
             # the firmware's set-up on every mode change (sushy-tools
@@ -67,8 +73,8 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
 
     def get_boot_device(self, task):
         system = self._system(task)
-        target = _value(system.boot.target)
-        enabled = _value(system.boot.enabled)
+        target = _boot(system, 'target')
+        enabled = _boot(system, 'enabled')
         if target in (None, 'None'):
             return {'boot_device': None, 'persistent': None}
         return {'boot_device': _FROM_REDFISH.get(target, target),
@@ -89,7 +95,7 @@ class RedfishManagement(client.Interface, base.ManagementInterface):
             return sensors.read(task.node, system)
 
     def get_boot_mode(self, task) -> str | None:
-        mode = _value(self._system(task).boot.mode)
+        mode = _boot(self._system(task), 'mode')
         return {'UEFI': 'uefi', 'Legacy': 'bios'}.get(mode)
 
     def set_boot_mode(self, task, mode: str) -> None:
