@@ -116,10 +116,11 @@ def _get(sock, stream, target: bytes) -> tuple[int, bytes]:
 def test_a_url_not_utf8_or_with_a_nul_is_400_on_the_same_connection(
         server):
     """A path or query string that is not UTF-8 once percent-decoded, or
-    holds a NUL (%00), is a 400 saying which part is wrong, nothing is logged as an error, and
-    the connection serves the next request.  Raw bytes that are not
-    ASCII in the request line are refused by the HTTP server itself
-    (400, ``Malformed Request-URI``), as in Ironic 39."""
+    holds a NUL (%00), is a 400 saying which part is wrong, nothing is
+    logged as an error, and the connection serves the next request.
+    Raw bytes that are not ASCII in the request line are refused by the
+    HTTP server itself (400, ``Malformed Request-URI``), as in Ironic
+    39."""
     before = server.log(tail=None).count('Traceback')
     sock = socket.create_connection(('127.0.0.1', server.port), timeout=30)
     stream = sock.makefile('rb')
