@@ -91,20 +91,21 @@ def strict(text) -> Any:
     as RFC 8259 has it, or holds an integer beyond 64 bits;
     RecursionError for what nests deeper than orjson reads (1,024
     levels)."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError as e:
-        if str(e).startswith('depth limit exceeded'):
-            # deeper than orjson goes: Python's parser says how deep
-            return _CHECKING.decode(_text(text))
-        # Python's parser names what is wrong more plainly (NaN, a
-        # missing comma); what it takes (a lone surrogate, 1e999) is
-        # refused with orjson's words
-        _CHECKING.decode(_text(text))
-        raise
     raw = text.encode() if isinstance(text, str) else text
-    if _LONG_DIGITS.search(raw):
-        _CHECKING.decode(_text(text))    # a ValueError for a long integer
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        if not str(e).startswith('depth limit exceeded'):
+            # Python's parser names what is wrong more plainly (NaN, a
+            # missing comma); what it takes (a lone surrogate, 1e999) is
+            # refused with orjson's words
+            _CHECKING.decode(_text(text))
+            raise
+        # deeper than orjson goes: Python's parser says how deep
+        value = _CHECKING.decode(_text(text))
+    else:
+        if _LONG_DIGITS.search(raw):
+            _CHECKING.decode(_text(text))  # a ValueError: a long integer
     if b'\\u0000' in raw and _holds_nul(value):
         raise ValueError('a string holds a NUL character (\\u0000)')
     return value
