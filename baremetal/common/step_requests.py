@@ -19,6 +19,23 @@ INTERFACE_ORDER = ('power', 'management', 'deploy', 'bios', 'firmware',
                    'storage', 'vendor')
 
 
+
+# a step's priority or order: kept in a 32-bit column of a deploy
+# template's or runbook's steps in PostgreSQL and MySQL
+NUMBER_MAX = 2 ** 31 - 1
+
+
+def _check_number(kind: str, i: int, name: str, value) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise exception.InvalidParameterValue(
+            err='%s_steps[%d]: "%s" must be an integer >= 0'
+            % (kind, i, name))
+    if value > NUMBER_MAX:
+        raise exception.InvalidParameterValue(
+            err='%s_steps[%d]: "%s" must be at most %d'
+            % (kind, i, name, NUMBER_MAX))
+
+
 def check_request_shape(requested: Any, kind: str,
                         require_priority: bool = False,
                         ordered: bool = False) -> list[dict]:
@@ -57,18 +74,11 @@ def check_request_shape(requested: Any, kind: str,
             raise exception.InvalidParameterValue(
                 err='%s_steps[%d]: "args" must be an object' % (kind, i))
         prio = st.get('priority')
-        if (require_priority or prio is not None) and (
-                not isinstance(prio, int) or isinstance(prio, bool)
-                or prio < 0):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "priority" must be an integer >= 0'
-                % (kind, i))
+        if require_priority or prio is not None:
+            _check_number(kind, i, 'priority', prio)
         order = st.get('order')
-        if ordered and (not isinstance(order, int) or
-                        isinstance(order, bool) or order < 0):
-            raise exception.InvalidParameterValue(
-                err='%s_steps[%d]: "order" must be an integer >= 0'
-                % (kind, i))
+        if ordered:
+            _check_number(kind, i, 'order', order)
         out.append({'interface': iface, 'step': st['step'],
                     'args': dict(st.get('args') or {}),
                     **({'priority': prio} if prio is not None else {}),

@@ -295,11 +295,14 @@ def _is_disconnect(e: Exception, connecting: bool = False) -> bool:
 def _raise_data_error(e: Exception) -> None:
     """A value the database refuses to hold (a string longer than its
     column, a number out of its range: PostgreSQL and MySQL check them,
-    SQLite does not) -> InvalidParameterValue with the database's words,
+    SQLite only an integer beyond 64 bits, which its driver cannot bind:
+    OverflowError) -> InvalidParameterValue with the database's words,
     a 400 where it came with a request.  Returns for any other error."""
     inner = getattr(e, 'inner_exception', None)
-    if not (isinstance(e, (sa.exc.DataError, db_exc.DBDataError))
-            or isinstance(inner, sa.exc.DataError)):
+    if not (isinstance(e, (sa.exc.DataError, db_exc.DBDataError,
+                           OverflowError))
+            or isinstance(inner, (sa.exc.DataError, OverflowError))
+            or isinstance(getattr(e, 'orig', None), OverflowError)):
         return
     reason = str(getattr(inner or e, 'orig', None) or inner or e).strip()
     reason = reason.splitlines()[0] if reason else type(e).__name__

@@ -507,3 +507,22 @@ def test_strings_longer_than_their_column_are_400(
     status, resp, _ = api.request(method, path, body, version="1.95")
     assert status == 400, (status, resp)
     assert "is too long" in json.loads(resp["error_message"])["faultstring"]
+
+
+@pytest.mark.parametrize("path,body,says", [
+    ("/v1/deploy_templates", {"name": "CUSTOM_BIG", "steps": [{
+        "interface": "deploy", "step": "x", "args": {},
+        "priority": 2 ** 31}]},
+     'deploy_steps[0]: "priority" must be at most 2147483647'),
+    ("/v1/runbooks", {"name": "CUSTOM_BIG", "steps": [{
+        "interface": "deploy", "step": "x", "args": {}, "order": 2 ** 63}]},
+     'clean_steps[0]: "order" must be at most 2147483647'),
+])
+def test_a_steps_priority_or_order_fits_its_column(any_db_api, path, body,
+                                                   says):
+    """The same 400 on every database: SQLite could not bind 2**63 (a
+    500) and kept 2**31, which PostgreSQL and MySQL refused."""
+    status, resp, _ = any_db_api.request("POST", path, body,
+                                         version="1.115")
+    assert status == 400, (status, resp)
+    assert says in json.loads(resp["error_message"])["faultstring"]

@@ -113,3 +113,15 @@ def test_a_value_the_database_cannot_hold_is_invalid(any_db_api):
         ports.create(values)
     assert 'A value does not fit the database: ' in str(e.value)
     assert 'too long' in str(e.value), str(e.value)
+
+
+def test_an_integer_sqlite_cannot_bind_is_invalid(api):
+    """SQLite's driver cannot bind an integer beyond 64 bits (an
+    OverflowError, a 500 where a request carried it)."""
+    node = api.create_node(name="big")
+    from baremetal.db import volume as db_volume
+    with pytest.raises(exception.InvalidParameterValue) as e:
+        db_volume.TARGETS.create({
+            'node_id': db_nodes.ROWS.get(node['uuid'])['id'],
+            'volume_type': 'iscsi', 'volume_id': 'v', 'boot_index': 2 ** 63})
+    assert 'A value does not fit the database: ' in str(e.value)
