@@ -207,6 +207,84 @@ class Sweep:
                               what='%s %s' % (base, name))
 
 
+# what a failed rule's message must not hold: a driver's or Python's own
+# words instead of the rule's mistake
+_RAW = ('sqlite3.', 'psycopg2', 'pymysql', 'Traceback', '[SQL:',
+        'An internal error')
+RULE_VALUES = (None, ['x'], {'a': 1}, '')
+
+
+class RuleSweep:
+    """Every op of the inspection rules, its required arguments odd,
+    run through an in-band inspection: the rule is refused (4xx), or the
+    inspection ends (manageable, or inspect failed naming the rule's
+    mistake in words of its own)."""
+
+    def __init__(self, h) -> None:
+        self.h = h
+        self.sent = 0
+        self.bad: dict[str, str] = {}
+        self._macs = 0
+
+    def run(self, values=RULE_VALUES) -> None:
+        from baremetal.common import inspection_rules as ops
+        for op, (sig, _) in sorted(ops.CONDITIONS.items()):
+            for v in values:
+                self.rule(op, {'conditions': [{
+                    'op': op, 'args': dict.fromkeys(sig.required, v)}],
+                    'actions': [{'op': 'log', 'args': {'msg': 'm'}}]})
+        for op, sig in sorted(ops.ACTIONS.items()):
+            if op == 'api-call':        # it would call out
+                continue
+            for v in values:
+                self.rule(op, {'actions': [{
+                    'op': op, 'args': dict.fromkeys(sig.required, v)}]})
+
+    def rule(self, op: str, body: dict) -> None:
+        h = self.h
+        self.sent += 1
+        what = '%s %s' % (op, _short(body))
+        status, made, _ = h.request('POST', '/v1/inspection_rules', body,
+                                    version='1.96')
+        if status >= 500:
+            self.bad[what] = 'create: %s %s' % (status, _short(made))
+        if status != 201:
+            return
+        try:
+            node = self.inspected()
+            error = node['last_error'] or ''
+            if node['provision_state'] not in ('manageable',
+                                               'inspect failed') or \
+                    any(w in error for w in _RAW):
+                self.bad[what] = '%s: %s' % (node['provision_state'],
+                                             _short(error))
+        finally:
+            h.request('DELETE', '/v1/inspection_rules/' + made['uuid'],
+                      version='1.96')
+
+    def inspected(self) -> dict:
+        """A new node inspected in band (an agent posting a small
+        inventory), once it rests."""
+        h = self.h
+        self._macs += 1
+        mac = '52:54:00:ee:%02x:%02x' % divmod(self._macs, 256)
+        node = h.create_node(inspect_interface='agent')
+        h.request('POST', '/v1/ports', {'address': mac,
+                                        'node_uuid': node['uuid']})
+        h.provision(node['uuid'], 'manage')
+        h.wait_for(node['uuid'], 'manageable')
+        h.provision(node['uuid'], 'inspect')
+        h.wait_for(node['uuid'], 'inspect wait')
+        h.request('POST', '/v1/continue_inspection', {'inventory': {
+            'interfaces': [{'name': 'eth0', 'mac_address': mac}],
+            'cpu': {'count': 4, 'architecture': 'x86_64'},
+            'memory': {'physical_mb': 8192},
+            'disks': [{'name': '/dev/vda', 'size': 20 * 1024 ** 3}]}},
+            version='1.84')
+        h.conductor.workers.wait_idle(10)
+        return h.node(node['uuid'])
+
+
 def _short(value) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= 160 else text[:157] + '...'

@@ -28,6 +28,7 @@ from baremetal.common import inspection_rules as rules
 from baremetal.common import traits as traits_mod
 from baremetal.db import inspection_rules as db_inspection_rules
 from baremetal.db import traits as db_traits
+from baremetal.drivers import registry as registry_mod
 
 LOG = log.getLogger(__name__)
 
@@ -139,17 +140,46 @@ def _coerce(record, field: str, value: Any) -> Any:
     return value
 
 
-def _save(record) -> None:
-    """Save a node or port; if the database refuses the change, drop
-    it so that nothing saves it later."""
+def _save(record, check=None) -> None:
+    """Save a node or port (after ``check(record)``, when given); if
+    the check or the database refuses the change, drop it so that
+    nothing saves it later."""
     try:
+        if check is not None:
+            check(record)
         record.save()
     except Exception:
         record.refresh()
         raise
 
 
-def _set(record, fixed, path, value) -> None:
+def _driver_check(task):
+    """A check that the node's hardware type and interfaces, where a
+    rule changed them, are ones this conductor runs (a PATCH is checked
+    so by the API): a node left with an unknown driver would have none
+    that works."""
+    registry = task.conductor.registry
+
+    def check(node) -> None:
+        changed = node.changes()
+        if 'driver' not in changed and not any(
+                f.endswith('_interface') for f in changed):
+            return
+        if node.driver not in registry.hardware_types:
+            raise ActionError('%s is not a hardware type this conductor '
+                              'runs' % node.driver)
+        for it in registry_mod.INTERFACE_TYPES:
+            impl = getattr(node, '%s_interface' % it, None)
+            if impl is not None and (
+                    impl not in registry.supported(node.driver, it)
+                    or impl not in registry.interfaces[it]):
+                raise ActionError(
+                    '%s_interface %s is not one hardware type %s runs '
+                    'here' % (it, impl, node.driver))
+    return check
+
+
+def _set(record, fixed, path, value, check=None) -> None:
     parts = rules.split_path(path)
     _settable(record, parts, fixed)
     if len(parts) == 1:
@@ -157,10 +187,10 @@ def _set(record, fixed, path, value) -> None:
     else:
         _container(record, parts, create=True)[parts[-1]] = value
         setattr(record, parts[0], getattr(record, parts[0]))
-    _save(record)
+    _save(record, check)
 
 
-def _extend(record, fixed, path, value, unique=False) -> None:
+def _extend(record, fixed, path, value, unique=False, check=None) -> None:
     parts = rules.split_path(path)
     _settable(record, parts, fixed)
     if len(parts) == 1:
@@ -175,10 +205,10 @@ def _extend(record, fixed, path, value, unique=False) -> None:
         current.append(value)
     setattr(record, parts[0], _coerce(record, parts[0], current)
             if len(parts) == 1 else getattr(record, parts[0]))
-    _save(record)
+    _save(record, check)
 
 
-def _delete(record, fixed, path) -> None:
+def _delete(record, fixed, path, check=None) -> None:
     parts = rules.split_path(path)
     _settable(record, parts, fixed)
     if len(parts) == 1:
@@ -187,7 +217,7 @@ def _delete(record, fixed, path) -> None:
     else:
         del _container(record, parts, create=False)[parts[-1]]
         setattr(record, parts[0], getattr(record, parts[0]))
-    _save(record)
+    _save(record, check)
 
 
 def _port(task, port_id):
@@ -335,10 +365,12 @@ def _api_call(task, url, headers=None, proxies=None, timeout=5, retries=3,
 _ACTIONS: dict[str, Callable[..., None]] = {
     'fail': lambda t, d, **a: _fail(t, **a),
     'log': lambda t, d, **a: _log(t, **a),
-    'set-attribute': lambda t, d, **a: _set(t.node, _NODE_FIXED, **a),
-    'extend-attribute': lambda t, d, **a: _extend(t.node, _NODE_FIXED,
-                                                  **a),
-    'del-attribute': lambda t, d, **a: _delete(t.node, _NODE_FIXED, **a),
+    'set-attribute': lambda t, d, **a: _set(
+        t.node, _NODE_FIXED, check=_driver_check(t), **a),
+    'extend-attribute': lambda t, d, **a: _extend(
+        t.node, _NODE_FIXED, check=_driver_check(t), **a),
+    'del-attribute': lambda t, d, **a: _delete(
+        t.node, _NODE_FIXED, check=_driver_check(t), **a),
     'set-capability': lambda t, d, **a: _set_capability(t, **a),
     'unset-capability': lambda t, d, **a: _unset_capability(t, **a),
     'add-trait': lambda t, d, **a: _add_trait(t, **a),

@@ -168,6 +168,13 @@ def test_fail_action_fails_inspection(rules_api):
     # (was the database driver's binding error, with its SQL)
     ({'op': 'remove-trait', 'args': {'name': ['CUSTOM_A']}},
      "Invalid trait ['CUSTOM_A']"),
+    # (the node was left with a hardware type no conductor runs)
+    ({'op': 'set-attribute', 'args': {'path': 'driver', 'value': 'nope'}},
+     'nope is not a hardware type this conductor runs'),
+    ({'op': 'set-attribute', 'args': {'path': 'power_interface',
+                                      'value': 'redfish'}},
+     'power_interface redfish is not one hardware type fake-hardware '
+     'runs here'),
     # (was the database's NOT NULL violation)
     ({'op': 'del-attribute', 'args': {'path': 'driver'}},
      'driver cannot be removed or set to null: it must have a value'),
@@ -350,3 +357,23 @@ def test_pxe_stays_enabled_on_the_nic_the_machine_booted_from(
         % node['uuid'], version=V)
     assert status == 200, ports
     assert {p['address']: p['pxe_enabled'] for p in ports['ports']} == pxe
+
+
+def test_a_rule_may_change_an_interface_to_one_the_conductor_runs(
+        rules_api):
+    api = rules_api
+    _rule(api, actions=[{'op': 'set-attribute', 'args': {
+        'path': 'deploy_interface', 'value': 'ramdisk'}}])
+    node = _inspect(api)
+    assert node['deploy_interface'] == 'ramdisk'
+    assert node['driver'] == 'fake-hardware'
+
+
+def test_a_refused_driver_change_leaves_the_node_as_it_was(rules_api):
+    api = rules_api
+    _rule(api, actions=[
+        {'op': 'set-attribute', 'args': {'path': 'extra/seen', 'value': 1}},
+        {'op': 'set-attribute', 'args': {'path': 'driver', 'value': 'x'}}])
+    node = _inspect(api, state='inspect failed')
+    assert node['driver'] == 'fake-hardware'
+    assert 'x is not a hardware type' in node['last_error']
