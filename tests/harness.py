@@ -261,12 +261,22 @@ class Harness:
                                         n['last_error']))
             time.sleep(0.01)
 
+    def make_manageable(self, mac: str | None = None, **fields) -> str:
+        """A new node (with a port of ``mac``, where given) taken to
+        manageable; its UUID."""
+        uuid = self.create_node(**fields)['uuid']
+        if mac is not None:
+            status, body, _ = self.request('POST', '/v1/ports', {
+                'address': mac, 'node_uuid': uuid})
+            assert status == 201, body
+        self.provision(uuid, 'manage')
+        self.wait_for(uuid, 'manageable')
+        return uuid
+
     def make_available(self, **fields) -> dict:
-        n = self.create_node(**fields)
-        self.provision(n['uuid'], 'manage')
-        self.wait_for(n['uuid'], 'manageable')
-        self.provision(n['uuid'], 'provide')
-        return self.wait_for(n['uuid'], 'available')
+        uuid = self.make_manageable(**fields)
+        self.provision(uuid, 'provide')
+        return self.wait_for(uuid, 'available')
 
 
 def error_message(body) -> str:

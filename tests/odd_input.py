@@ -268,13 +268,9 @@ class RuleSweep:
         h = self.h
         self._macs += 1
         mac = '52:54:00:ee:%02x:%02x' % divmod(self._macs, 256)
-        node = h.create_node(inspect_interface='agent')
-        h.request('POST', '/v1/ports', {'address': mac,
-                                        'node_uuid': node['uuid']})
-        h.provision(node['uuid'], 'manage')
-        h.wait_for(node['uuid'], 'manageable')
-        h.provision(node['uuid'], 'inspect')
-        h.wait_for(node['uuid'], 'inspect wait')
+        uuid = h.make_manageable(mac, inspect_interface='agent')
+        h.provision(uuid, 'inspect')
+        h.wait_for(uuid, 'inspect wait')
         h.request('POST', '/v1/continue_inspection', {'inventory': {
             'interfaces': [{'name': 'eth0', 'mac_address': mac}],
             'cpu': {'count': 4, 'architecture': 'x86_64'},
@@ -282,7 +278,7 @@ class RuleSweep:
             'disks': [{'name': '/dev/vda', 'size': 20 * 1024 ** 3}]}},
             version='1.84')
         h.conductor.workers.wait_idle(10)
-        return h.node(node['uuid'])
+        return h.node(uuid)
 
 
 def _short(value) -> str:

@@ -37,17 +37,14 @@ def api(tmp_path):
 
 
 def _available(api, agent, **ii):
-    n = api.create_node(deploy_interface='direct', instance_info=ii)
-    api.request('POST', '/v1/ports', {'address': MAC,
-                                      'node_uuid': n['uuid']})
-    api.provision(n['uuid'], 'manage')
-    api.wait_for(n['uuid'], 'manageable')
-    api.provision(n['uuid'], 'provide')
-    api.wait_for(n['uuid'], 'clean wait')
-    _boot_agent(api, agent, n['uuid'])
-    api.wait_for(n['uuid'], 'available')
+    uuid = api.make_manageable(MAC, deploy_interface='direct',
+                               instance_info=ii)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    _boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
     agent.received.clear()
-    return n['uuid']
+    return uuid
 
 
 def _meta_data(configdrive: str) -> bytes:
