@@ -88,9 +88,10 @@ _CHECKING = json.JSONDecoder(parse_int=_integer, parse_constant=_constant)
 
 def strict(text) -> Any:
     """``text`` (bytes or str) parsed: ValueError for what is not JSON
-    as RFC 8259 has it, or holds an integer beyond 64 bits;
-    RecursionError for what nests deeper than orjson reads (1,024
-    levels)."""
+    as RFC 8259 has it, holds an integer beyond 64 bits or a NUL.  What
+    nests deeper than orjson reads (1,024 levels) Python's parser reads,
+    up to its recursion limit (RecursionError beyond it: ``loads``
+    makes that TooDeep)."""
     raw = text.encode() if isinstance(text, str) else text
     try:
         value = orjson.loads(raw)
