@@ -46,21 +46,17 @@ def _inspect(api, inventory=INVENTORY, plugin_data=None, state='manageable'
              ) -> dict:
     """In-band inspection of a new node, the agent posting
     ``inventory``; the node once it rests in ``state``."""
-    n = api.create_node(inspect_interface='agent',
-                        properties={'capabilities': 'boot_mode:uefi'})
     # the agent's NIC finds the node
-    assert api.request('POST', '/v1/ports', {
-        'address': inventory['interfaces'][0]['mac_address'],
-        'node_uuid': n['uuid']}, version=V)[0] == 201
-    api.provision(n['uuid'], 'manage')
-    api.wait_for(n['uuid'], 'manageable')
-    api.provision(n['uuid'], 'inspect')
-    api.wait_for(n['uuid'], 'inspect wait')
+    uuid = api.make_manageable(
+        inventory['interfaces'][0]['mac_address'], inspect_interface='agent',
+        properties={'capabilities': 'boot_mode:uefi'})
+    api.provision(uuid, 'inspect')
+    api.wait_for(uuid, 'inspect wait')
     body = dict(plugin_data or {}, inventory=inventory)
     status, out, _ = api.request('POST', '/v1/continue_inspection', body,
                                  version='1.84')
     assert status == 202, out
-    return api.wait_for(n['uuid'], state)
+    return api.wait_for(uuid, state)
 
 
 def _traits(api, uuid) -> list:

@@ -31,13 +31,7 @@ def api(tmp_path):
 
 
 def _agent_node(api, **fields):
-    n = api.create_node(deploy_interface='ramdisk', **fields)
-    status, body, _ = api.request('POST', '/v1/ports',
-                                  {'address': MAC, 'node_uuid': n['uuid']})
-    assert status == 201, body
-    api.provision(n['uuid'], 'manage')
-    api.wait_for(n['uuid'], 'manageable')
-    return n['uuid']
+    return api.make_manageable(MAC, deploy_interface='ramdisk', **fields)
 
 
 def _boot_agent(api, agent, uuid):
