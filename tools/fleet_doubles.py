@@ -11,9 +11,14 @@ settable rate (for the whole fleet, or for one BMC with
 ``set_bmc``).  It serves what the ``redfish`` power and management
 interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
-PATCH of Boot), its Reset action and its SecureBoot resource.
-Requests are counted per system.  With a TLS context the BMCs speak
-HTTPS, as real ones do (the handshake in the connection's thread).
+PATCH of Boot), its Reset action, its SecureBoot resource and what the
+``redfish`` inspect interface reads (a processor, a NIC, the memory).
+A system's ``odd`` (a function of the System's document, returning
+another document or the raw bytes of the answer) makes its BMC answer
+that instead, for tests of BMCs that send what no Redfish service
+should.  Requests are counted per system.  With a TLS context the BMCs
+speak HTTPS, as real ones do (the handshake in the connection's
+thread).
 
 ``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
 command API for every node under ``/agent/<node uuid>``.  An agent
@@ -188,8 +193,11 @@ class RedfishFleet:
                 pass
 
             def _send(self, status, body=None, headers=()):
-                data = json.dumps(body).encode() if body is not None \
-                    else b''
+                if isinstance(body, bytes):
+                    data = body     # an odd system's answer, as it is
+                else:
+                    data = json.dumps(body).encode() if body is not None \
+                        else b''
                 # the answer is ready: the request is no longer in
                 # flight (counted before the client can have it, so its
                 # next request never overlaps this one in the count)
@@ -335,6 +343,11 @@ def _systems(fleet, block, sid, body):
                              for s in block]}, ()
 
 
+MEMORY_GIB = 64
+CORES = 8
+BIOS_VERSION = '1.0.0'
+
+
 RESETS = ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart',
           'ForceRestart', 'Nmi', 'ForceOn', 'PushPowerButton']
 TARGETS = ['None', 'Pxe', 'Cd', 'Hdd', 'BiosSetup', 'UefiHttp']
@@ -344,10 +357,11 @@ def _system(fleet, block, sid, body):
     with fleet.lock:
         s = dict(fleet.systems[sid])
     base = '/redfish/v1/Systems/%s' % sid
-    return 200, {
+    doc = {
         '@odata.id': base, '@odata.type': '#ComputerSystem.v1_10_0.'
         'ComputerSystem', 'Id': sid, 'Name': sid, 'UUID': sid,
         'PowerState': s['power'], 'SystemType': 'Physical',
+        'BiosVersion': BIOS_VERSION,
         'Status': {'State': 'Enabled', 'Health': 'OK'},
         'Boot': {'BootSourceOverrideTarget': s['target'],
                  'BootSourceOverrideEnabled': s['enabled'],
@@ -355,9 +369,53 @@ def _system(fleet, block, sid, body):
                  'BootSourceOverrideTarget@Redfish.AllowableValues':
                      TARGETS},
         'SecureBoot': {'@odata.id': base + '/SecureBoot'},
+        'MemorySummary': {'TotalSystemMemoryGiB': MEMORY_GIB},
+        'Processors': {'@odata.id': base + '/Processors'},
+        'EthernetInterfaces': {'@odata.id': base + '/EthernetInterfaces'},
         'Actions': {'#ComputerSystem.Reset': {
             'target': base + '/Actions/ComputerSystem.Reset',
-            'ResetType@Redfish.AllowableValues': RESETS}}}, ()
+            'ResetType@Redfish.AllowableValues': RESETS}}}
+    odd = s.get('odd')
+    return 200, odd(doc) if odd else doc, ()
+
+
+def _members(base, ids):
+    return {'@odata.id': base, 'Name': base.rsplit('/', 1)[-1],
+            'Members@odata.count': len(ids),
+            'Members': [{'@odata.id': '%s/%s' % (base, i)} for i in ids]}
+
+
+def _processors(fleet, block, sid, body):
+    return 200, _members('/redfish/v1/Systems/%s/Processors' % sid,
+                         ['CPU0']), ()
+
+
+def _processor(fleet, block, sid, body):
+    return 200, {
+        '@odata.id': '/redfish/v1/Systems/%s/Processors/CPU0' % sid,
+        'Id': 'CPU0', 'Name': 'CPU0', 'ProcessorType': 'CPU',
+        'ProcessorArchitecture': 'x86', 'InstructionSet': 'x86-64',
+        'TotalCores': CORES, 'TotalThreads': CORES,
+        'Status': {'State': 'Enabled', 'Health': 'OK'}}, ()
+
+
+def nic_mac(sid: str) -> str:
+    """The MAC of a system's one NIC."""
+    n = int(sid.rsplit('-', 1)[-1])
+    return '52:54:%02x:%02x:%02x:%02x' % (
+        n >> 24 & 255, n >> 16 & 255, n >> 8 & 255, n & 255)
+
+
+def _nics(fleet, block, sid, body):
+    return 200, _members('/redfish/v1/Systems/%s/EthernetInterfaces' % sid,
+                         ['nic0']), ()
+
+
+def _nic(fleet, block, sid, body):
+    return 200, {
+        '@odata.id': '/redfish/v1/Systems/%s/EthernetInterfaces/nic0' % sid,
+        'Id': 'nic0', 'Name': 'nic0', 'MACAddress': nic_mac(sid),
+        'Status': {'State': 'Enabled', 'Health': 'OK'}}, ()
 
 
 def _patch_system(fleet, block, sid, body):
@@ -424,6 +482,10 @@ ROUTES = {
     ('POST', ('Systems', '{}', 'Actions', 'ComputerSystem.Reset')): _reset,
     ('GET', ('Systems', '{}', 'SecureBoot')): _secure_boot,
     ('PATCH', ('Systems', '{}', 'SecureBoot')): _patch_secure_boot,
+    ('GET', ('Systems', '{}', 'Processors')): _processors,
+    ('GET', ('Systems', '{}', 'Processors', 'CPU0')): _processor,
+    ('GET', ('Systems', '{}', 'EthernetInterfaces')): _nics,
+    ('GET', ('Systems', '{}', 'EthernetInterfaces', 'nic0')): _nic,
 }
 
 

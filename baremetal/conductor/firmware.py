@@ -5,9 +5,14 @@ version that changed since the last reading is ``last_version_flashed``.
 
 from oslo_log import log
 
+from baremetal.common import exception
+from baremetal.common import storable
 from baremetal.db import firmware as db_firmware
 
 LOG = log.getLogger(__name__)
+
+# the size of the versions' and the identity's columns (db/models.py)
+COLUMN_SIZE = 255
 
 
 def cache(task, strict: bool = False) -> None:
@@ -23,5 +28,21 @@ def cache(task, strict: bool = False) -> None:
         return
     if found is None:
         return
-    # one transaction: read what is stored, write only what changed
-    db_firmware.store_components(task.node.id, found)
+    try:
+        # one transaction: read what is stored, write only what changed
+        db_firmware.store_components(task.node.id, _storable(found))
+    except exception.DatabaseUnavailable:
+        raise
+    except Exception as e:
+        if strict:
+            raise
+        LOG.warning('Node %s: could not store its firmware components: '
+                    '%s', task.node.uuid, e)
+
+
+def _storable(found: list[dict]) -> list[dict]:
+    """What the hardware reported as the columns hold it: texts (a BMC
+    may send a number or an object), escaped where no database would
+    store them, cut to the columns' size."""
+    return [{k: v if v is None else storable.bounded(str(v), COLUMN_SIZE)
+             for k, v in comp.items()} for comp in found]

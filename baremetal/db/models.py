@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy import types
 from sqlalchemy.dialects import mysql
 
+from baremetal.common import storable
 from baremetal.conf import default as default_conf
 
 
@@ -27,8 +28,11 @@ class JSONText(types.TypeDecorator):
             return None
         try:
             return orjson.dumps(value).decode()
-        except TypeError:  # what orjson refuses, the json module may take
-            return json.dumps(value, separators=(',', ':'))
+        except TypeError:
+            # what orjson refuses: a lone surrogate (written as its
+            # escape: neither orjson nor PostgreSQL reads one back), an
+            # integer beyond 64 bits (the json module takes it)
+            return json.dumps(storable.deep(value), separators=(',', ':'))
 
     def process_result_value(self, value, dialect):
         if value is None:

@@ -7,6 +7,7 @@ from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import node_locks
 from baremetal.common import secrets
+from baremetal.common import storable
 from baremetal.db import nodes as db_nodes
 from baremetal.db import ports as db_ports
 from baremetal.objects import base
@@ -17,7 +18,9 @@ JSON_FIELDS = db_nodes.ROWS.json_columns
 # free text the conductor fills from exception messages, which may quote
 # a URL it requested (the agent's, with the token in its query) or one
 # with a password: masked as it is set, so neither the database, the
-# node's history nor any API response holds them
+# node's history nor any API response holds them; and what a BMC or an
+# agent said, which may hold characters no database stores (escaped:
+# common/storable.py)
 ERROR_TEXT_FIELDS = frozenset(('last_error', 'maintenance_reason'))
 
 # how often an API update reads a node changing under it again before
@@ -34,9 +37,9 @@ class Node(base.Record):
     def __setattr__(self, name: str, value: Any) -> None:
         if name in ERROR_TEXT_FIELDS and isinstance(value, str):
             info = self._data.get('driver_internal_info') or {}
-            value = secrets.mask_text(
+            value = storable.text(secrets.mask_text(
                 value, info.get(agent_tokens.TOKEN_KEY)
-                if isinstance(info, dict) else None)
+                if isinstance(info, dict) else None))
         super().__setattr__(name, value)
 
     def _saved(self, changes: dict) -> None:

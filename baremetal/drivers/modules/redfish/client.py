@@ -366,9 +366,13 @@ def errors(node, info: Info, what: str):
         raise exception.RedfishError(
             error='%s: the BMC at %s answered with JSON nested too deeply '
                   'to read' % (what, info.address)) from None
-    except (AttributeError, KeyError, TypeError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError,
+            OverflowError) as e:
         # sushy reads fields from whatever JSON came: a list, a string
-        # or an object missing what every Redfish service sends
+        # or an object missing what every Redfish service sends; a
+        # number Python will not read (ValueError: an integer of more
+        # than 4,300 digits) or convert (OverflowError: int() of
+        # Infinity)
         raise exception.RedfishError(
             error='%s: the BMC at %s answered with JSON that is not a '
                   'Redfish resource (%s: %s)'

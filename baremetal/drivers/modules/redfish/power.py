@@ -13,7 +13,13 @@ _STATES = {'On': states.POWER_ON, 'Off': states.POWER_OFF,
 
 def _state(data: dict) -> str:
     """The power state of a System's JSON."""
-    return _STATES.get(data.get('PowerState'), states.ERROR)
+    return _STATES.get(_text(data.get('PowerState')), states.ERROR)
+
+
+def _text(value):
+    """A System's PowerState if it is a text, else None (a BMC may send
+    a list or an object, which no mapping can look up)."""
+    return value if isinstance(value, str) else None
 
 
 def wait_for(task, data: dict | None, wanted: str, timeout: int,
@@ -33,7 +39,7 @@ def wait_for(task, data: dict | None, wanted: str, timeout: int,
         value = client.system_fields(task.node, conf,
                                      'read power state').get('PowerState')
         return {'On': states.POWER_ON, 'Off': states.POWER_OFF}.get(
-            value), value
+            _text(value)), value
 
     power_wait.wait_for(task.node.uuid, read, wanted, timeout,
                         conf.redfish.power_poll_interval, what)

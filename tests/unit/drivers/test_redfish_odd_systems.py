@@ -1,0 +1,329 @@
+"""A BMC that answers what no Redfish service should: every node of the
+``redfish`` hardware type meets a ComputerSystem that is not JSON, not
+an object, empty, or has odd fields (power states, boot objects, status,
+NUL characters, 100 KB strings, NaN, a lone surrogate, JSON nested
+thousands deep, a 5,000-digit integer), from the fleet's Redfish double
+(tools/fleet_doubles.py: a system's ``odd``), and is driven through the
+API as an operator would: validate, power on, the boot device read,
+listed and set, verification (``manage``) and, where it got there,
+inspection.
+
+Each request is answered (a BMC's failure is an error naming the BMC,
+as in Ironic; never "An internal error occurred"), no conductor work
+ends in an unexpected exception, no node is left in a transient state,
+and what a node records as its last error names the BMC, not a Python
+exception alone.  The same sweep with the System as sent (``as-sent``)
+has everything succeed, so the paths above are the ones taken."""
+
+import json
+import logging
+import re
+import time
+from concurrent import futures
+
+import pytest
+
+from tests import fleet as test_fleet
+from tests import harness
+
+fleet_doubles = test_fleet.doubles()
+POWER_PATH = '/v1/nodes/%s/states/power'
+BOOT_DEVICE = '/v1/nodes/%s/management/boot_device'
+
+
+def _set(path, value):
+    """The document with ``value`` at ``path`` (keys, outermost first)."""
+    def odd(doc):
+        at = doc
+        for key in path[:-1]:
+            at = at[key]
+        at[path[-1]] = value
+        return doc
+    return odd
+
+
+def _drop(*path):
+    def odd(doc):
+        at = doc
+        for key in path[:-1]:
+            at = at[key]
+        del at[path[-1]]
+        return doc
+    return odd
+
+
+def _text(pattern, replacement):
+    """The document's JSON with what matches ``pattern`` replaced (what
+    json.dumps cannot write: NaN, integers of thousands of digits, deep
+    nesting)."""
+    def odd(doc):
+        text, n = re.subn(pattern, lambda m: replacement,
+                          json.dumps(doc).encode(), count=1)
+        assert n == 1, pattern
+        return text
+    return odd
+
+
+POWER = rb'"PowerState": "[A-Za-z]*"'
+MEMORY = rb'"TotalSystemMemoryGiB": [0-9]+'
+ODD = {
+    'as-sent': None,
+    'not-json': lambda doc: b'<html><body>Service busy</body></html>',
+    'a-list': lambda doc: b'["JSON", "but not a System"]',
+    'a-string': lambda doc: b'"System"',
+    'empty-object': lambda doc: b'{}',
+    'empty-body': lambda doc: b'',
+    'power-null': _set(('PowerState',), None),
+    'power-number': _set(('PowerState',), 42),
+    'power-unknown': _set(('PowerState',), 'Exploding'),
+    'power-list': _set(('PowerState',), ['On']),
+    'power-nul': _set(('PowerState',), 'Off\u0000'),
+    'power-100k': _set(('PowerState',), 'O' * 100000),
+    'power-nan': _text(POWER, b'"PowerState": NaN'),
+    'power-surrogate': _text(POWER, b'"PowerState": "\\ud800"'),
+    'no-power': _drop('PowerState'),
+    'no-boot': _drop('Boot'),
+    'boot-string': _set(('Boot',), 'Pxe'),
+    'boot-null': _set(('Boot',), None),
+    'boot-target-number': _set(('Boot', 'BootSourceOverrideTarget'), 42),
+    'boot-target-unknown': _set(('Boot', 'BootSourceOverrideTarget'),
+                                'Floppy'),
+    'boot-mode-unknown': _set(('Boot', 'BootSourceOverrideMode'), 'Weird'),
+    'boot-allowed-string': _set(
+        ('Boot', 'BootSourceOverrideTarget@Redfish.AllowableValues'), 'Pxe'),
+    'boot-allowed-numbers': _set(
+        ('Boot', 'BootSourceOverrideTarget@Redfish.AllowableValues'), [1]),
+    'status-string': _set(('Status',), 'OK'),
+    'health-number': _set(('Status', 'Health'), 5),
+    'health-unknown': _set(('Status', 'Health'), 'Glowing'),
+    'no-actions': _drop('Actions'),
+    'reset-target-null': _set(('Actions', '#ComputerSystem.Reset', 'target'),
+                              None),
+    'reset-allowed-string': _set(
+        ('Actions', '#ComputerSystem.Reset',
+         'ResetType@Redfish.AllowableValues'), 'On'),
+    'secure-boot-null': _set(('SecureBoot',), None),
+    'secure-boot-string': _set(('SecureBoot',), 'Enabled'),
+    'bios-version-100k': _set(('BiosVersion',), 'v' * 100000),
+    'bios-version-nul': _set(('BiosVersion',), '1.0\u0000'),
+    'bios-version-surrogate': _text(rb'"BiosVersion": "[^"]*"',
+                                    b'"BiosVersion": "\\udfff"'),
+    'bios-version-number': _set(('BiosVersion',), 1.5),
+    'name-100k': _set(('Name',), 'n' * 100000),
+    'name-nul': _set(('Name',), 'sys\u0000'),
+    'memory-string': _set(('MemorySummary', 'TotalSystemMemoryGiB'), 'lots'),
+    'memory-list': _set(('MemorySummary',), [64]),
+    'memory-5000-digits': _text(MEMORY,
+                                b'"TotalSystemMemoryGiB": ' + b'9' * 5000),
+    'memory-infinity': _text(MEMORY, b'"TotalSystemMemoryGiB": Infinity'),
+    'processors-string': _set(('Processors',), 'many'),
+    'processors-null': _set(('Processors',), None),
+    'processors-elsewhere': _set(('Processors',),
+                                 {'@odata.id': '/redfish/v1/Nowhere'}),
+    'nics-string': _set(('EthernetInterfaces',), 'eth0'),
+    'no-nics': _drop('EthernetInterfaces'),
+    'deep-oem': _text(rb'"SystemType"',
+                      b'"Oem": ' + b'[' * 5000 + b']' * 5000
+                      + b', "SystemType"'),
+}
+# what a node may rest in once its verification or inspection ended
+FAILED = ('inspect failed',)
+RESTING = ('enroll', 'manageable') + FAILED
+
+
+@pytest.fixture(scope='module', params=['sqlite', 'postgresql', 'mysql'])
+def api(request, tmp_path_factory):
+    """The service on each database (a text a BMC sent that one of them
+    refuses must not stop a node there)."""
+    from tests import services
+    h = harness.Harness(tmp_path_factory.mktemp('odd-redfish'), db_url=(
+        services.db_url(request.param, schema=True)), overrides={
+        'enabled_hardware_types': ['redfish'],
+        'enabled_power_interfaces': ['redfish'],
+        'enabled_management_interfaces': ['redfish'],
+        'enabled_boot_interfaces': ['ipxe'],
+        'enabled_deploy_interfaces': ['direct'],
+        'enabled_bios_interfaces': ['no-bios'],
+        'enabled_inspect_interfaces': ['no-inspect', 'redfish'],
+        'enabled_raid_interfaces': ['no-raid'],
+        # a BMC whose PowerState never says On fails a power on after it
+        'conductor.power_state_change_timeout': 1,
+        'redfish.connection_attempts': 1,
+        'redfish.connection_retry_interval': 0,
+        'redfish.connection_timeout': 10})
+    yield h
+    h.close()
+
+
+@pytest.fixture(scope='module')
+def fleet(api):
+    f = fleet_doubles.RedfishFleet(len(ODD))
+    yield f
+    f.stop()
+
+
+def _message(body) -> str:
+    return harness.error_message(body) if isinstance(body, dict) else \
+        repr(body)
+
+
+def _settled(api, uuid: str, timeout: float = 30.0) -> dict:
+    """The node once no power change or provision work is under way."""
+    deadline = time.monotonic() + timeout
+    while True:
+        api.conductor.workers.wait_idle(timeout)
+        node = api.node(uuid)
+        if not node['reservation'] and node['target_power_state'] is None \
+                and (node['target_provision_state'] is None
+                     or node['provision_state'] in FAILED):
+            return node
+        assert time.monotonic() < deadline, 'node %s still busy: %s' % (
+            node['name'], {k: node[k] for k in (
+                'power_state', 'target_power_state', 'provision_state',
+                'target_provision_state', 'reservation', 'last_error')})
+        time.sleep(0.01)
+
+
+class Sweep:
+    """Drives one node and keeps what it was told."""
+
+    def __init__(self, api, uuid: str) -> None:
+        self.api, self.uuid = api, uuid
+        self.answers: list[tuple[str, int, str]] = []
+        self.errors: list[str] = []
+
+    def call(self, method, path, body=None, version='1.81'):
+        status, got, _ = self.api.request(method, path % self.uuid, body,
+                                          version=version)
+        self.answers.append(('%s %s' % (method, path), status,
+                             _message(got) if status >= 400 else ''))
+        return status, got
+
+    def settle(self) -> dict:
+        node = _settled(self.api, self.uuid)
+        if node['last_error']:
+            self.errors.append(node['last_error'])
+        return node
+
+
+# an odd System the double could not make (the test's own error)
+BROKEN: list[str] = []
+
+
+def _checked(name: str):
+    odd = ODD[name]
+    if odd is None:
+        return None
+
+    def checked(doc):
+        try:
+            return odd(doc)
+        except Exception as e:
+            BROKEN.append('%s: %r' % (name, e))
+            raise
+    return checked
+
+
+def _drive(api, fleet, name: str, index: int) -> Sweep:
+    sid = 'sys-%05d' % index
+    fleet.systems[sid]['odd'] = _checked(name)
+    node = api.create_node(
+        driver='redfish', name='odd-%s' % name, inspect_interface='redfish',
+        driver_info={'redfish_address': fleet.address(sid),
+                     'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
+                     'redfish_username': 'admin',
+                     'redfish_password': 'password'})
+    sweep = Sweep(api, node['uuid'])
+    sweep.call('GET', '/v1/nodes/%s/validate')
+    if sweep.call('PUT', POWER_PATH, {'target': 'power on'})[0] == 202:
+        sweep.settle()
+    sweep.call('GET', BOOT_DEVICE)
+    sweep.call('GET', BOOT_DEVICE + '/supported')
+    sweep.call('PUT', BOOT_DEVICE, {'boot_device': 'pxe'})
+    if sweep.call('PUT', '/v1/nodes/%s/states/provision',
+                  {'target': 'manage'})[0] == 202:
+        node = sweep.settle()
+        if node['provision_state'] == 'manageable':
+            if sweep.call('PUT', '/v1/nodes/%s/states/provision',
+                          {'target': 'inspect'})[0] == 202:
+                sweep.settle()
+    return sweep
+
+
+@pytest.fixture(scope='module')
+def swept(api, fleet):
+    """Every odd System driven once (the module's tests read the
+    outcome), with the service's log records."""
+    handler = _Records()
+    logging.getLogger().addHandler(handler)
+    # the nodes side by side (a BMC that never reports the power state
+    # asked for takes power_state_change_timeout)
+    try:
+        with futures.ThreadPoolExecutor(8) as pool:
+            running = {name: pool.submit(_drive, api, fleet, name, i)
+                       for i, name in enumerate(ODD)}
+            out = {name: f.result() for name, f in running.items()}
+    finally:
+        logging.getLogger().removeHandler(handler)
+    return out, handler.records
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record) -> None:
+        self.records.append(record)
+
+
+def test_the_double_answered_every_odd_system_as_asked(swept):
+    assert BROKEN == []
+
+
+def test_the_system_as_sent_is_read_set_verified_and_inspected(swept, api):
+    sweeps, _ = swept
+    sweep = sweeps['as-sent']
+    assert [a for a in sweep.answers if a[1] >= 400] == [], sweep.answers
+    assert sweep.errors == []
+    node = api.node(sweep.uuid)
+    assert (node['provision_state'], node['power_state']) == \
+        ('manageable', 'power on')
+    # inspected: what the BMC reports
+    props = node['properties']
+    assert (props['cpus'], props['cpu_arch'], props['memory_mb']) == \
+        (fleet_doubles.CORES, 'x86_64', fleet_doubles.MEMORY_GIB * 1024)
+    status, ports, _ = api.request('GET', '/v1/ports?node_uuid=%s'
+                                   % sweep.uuid)
+    assert [p['address'] for p in ports['ports']] == \
+        [fleet_doubles.nic_mac('sys-00000')]
+
+
+@pytest.mark.parametrize('name', [n for n in ODD if n != 'as-sent'])
+def test_an_odd_system_gets_answers_that_name_the_bmc(swept, api, name):
+    sweeps, _ = swept
+    sweep = sweeps[name]
+    for what, status, message in sweep.answers:
+        assert 'internal error' not in message.lower(), (what, message)
+        if status >= 500:
+            # a BMC's failure on a call answered at once: as Ironic, a
+            # 500 whose message is the driver's
+            assert 'redfish' in message.lower() or 'bmc' in message.lower(), \
+                (what, status, message)
+    for error in sweep.errors:
+        # what the BMC sent is quoted, not kept whole (100 KB here)
+        assert len(error) < 1000, error[:1000]
+        assert 'internal error' not in error.lower(), error
+        assert 'redfish' in error.lower() or 'bmc' in error.lower(), error
+    node = api.node(sweep.uuid)
+    assert node['provision_state'] in RESTING, node['provision_state']
+    assert node['target_provision_state'] is None or \
+        node['provision_state'] in FAILED
+    assert node['reservation'] is None
+
+
+def test_no_conductor_work_ended_in_an_unexpected_exception(swept):
+    _, records = swept
+    unexpected = [r.getMessage() for r in records
+                  if r.exc_info or 'nexpected' in r.getMessage()]
+    assert unexpected == [], '\n'.join(unexpected)
