@@ -28,6 +28,7 @@ from baremetal.common import node_locks
 from baremetal.common import notifications
 from baremetal.common import state_machine
 from baremetal.common import step_timings
+from baremetal.common import storable
 from baremetal.conductor import inspection_rules
 from baremetal.conductor import notify
 from baremetal.conductor import power
@@ -39,6 +40,13 @@ from baremetal import objects
 from baremetal.objects import history
 
 LOG = log.getLogger(__name__)
+
+# what is saved of a node whose changes the database refused even with
+# their texts escaped (TaskManager._release_storable)
+_STATES = ('provision_state', 'target_provision_state',
+           'provision_updated_at', 'power_state', 'target_power_state')
+# a last_error the conductor writes about an error it did not expect
+_ERROR_SIZE = 1000
 
 
 class TaskManager:
@@ -129,8 +137,15 @@ class TaskManager:
             return
         values = self.node.changes() if save else {}
         # DatabaseUnavailable leaves the task unreleased (see _release_later)
-        released = db_reservations.release_node(
-            self.conductor.host, self.node.id, values)
+        try:
+            released = db_reservations.release_node(
+                self.conductor.host, self.node.id, values)
+        except exception.DatabaseUnavailable:
+            raise
+        except Exception as e:
+            if not values:
+                raise
+            released, values = self._release_storable(values, e)
         self.released = True
         if self._notes:
             notify.flush(self, saved=save)
@@ -144,6 +159,49 @@ class TaskManager:
                 values, self.conductor.host)
         self.node._reset_tracking(values if save else None)
         self.state_before = None
+
+    def _release_storable(self, values: dict, error: Exception
+                          ) -> tuple[bool, dict]:
+        """Release the lock when the database refused the node's changes
+        (a value no database holds, one too long for its column): with
+        every text made storable, else with the node's states alone and
+        the error as its last_error.  A lock is never kept for a value.
+        Returns (released, what was saved)."""
+        LOG.error('Node %s: the database refused its changes after %s '
+                  '(%s: %s); saving them with their texts escaped',
+                  self.node.uuid, self.purpose, type(error).__name__, error)
+        states_only = {k: v for k, v in values.items() if k in _STATES}
+        states_only['last_error'] = storable.bounded(
+            'The database refused the changes of %s: %s'
+            % (self.purpose, error), _ERROR_SIZE)
+        for candidate in (storable.deep(values), states_only):
+            try:
+                return db_reservations.release_node(
+                    self.conductor.host, self.node.id, candidate), candidate
+            except exception.DatabaseUnavailable:
+                raise
+            except Exception as e:
+                LOG.error('Node %s: saving after %s failed again: %s',
+                          self.node.uuid, self.purpose, e)
+                error = e
+        raise error
+
+    def _fail_unexpected(self, error: Exception) -> None:
+        """A worker that raised what nothing expected: the node leaves
+        its transient state for the failure state (as any failed action
+        does) instead of resting in it unlocked for good."""
+        node = self.node
+        if self._spawn is not None or self.released or \
+                state_machine.next_state(node.provision_state,
+                                         'fail') is None:
+            return
+        try:
+            self.process_event('fail', last_error=storable.bounded(
+                '%s failed unexpectedly: %s: %s'
+                % (self.purpose, type(error).__name__, error), _ERROR_SIZE))
+        except Exception:
+            LOG.exception('Node %s: could not fail it after %s',
+                          node.uuid, self.purpose)
 
     # ---- state machine ----
     def process_event(self, event: str, callback: Callable | None = None,
@@ -281,9 +339,10 @@ class TaskManager:
                       'node stays as last recorded, to be resumed or '
                       'failed once it answers again', self.node.uuid,
                       self.purpose, e)
-        except Exception:
+        except Exception as e:
             LOG.exception('Node %s: unexpected error in %s',
                           self.node.uuid, self.purpose)
+            self._fail_unexpected(e)
         finally:
             if self._spawn is not None:
                 # the worker chained more work: hand the lock on

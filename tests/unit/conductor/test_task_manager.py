@@ -213,3 +213,62 @@ def test_a_worker_that_loses_the_database_leaves_the_node_unlocked(
         task.spawn_after(work)
     node = _wait_unlocked(api, n['uuid'])
     assert node['provision_state'] == 'enroll'
+
+
+def _manage_with(api, monkeypatch, at_the_end):
+    """A node taken to manage, ``at_the_end(task)`` run where its
+    verification ends (in the worker, with the lock); the node once its
+    lock is gone."""
+    from baremetal.conductor import rescuing
+    monkeypatch.setattr(rescuing, '_record_boot_mode', at_the_end)
+    n = api.create_node()
+    api.provision(n['uuid'], 'manage')
+    api.conductor.workers.wait_idle(10)
+    return _wait_unlocked(api, n['uuid'])
+
+
+def test_a_worker_that_raises_unexpectedly_fails_the_node(api, monkeypatch):
+    """Not left in its transient state (verifying, unlocked, for good):
+    the failure state, as any failed action, saying what happened."""
+    def boom(task):
+        raise RuntimeError('a bug, say')
+    node = _manage_with(api, monkeypatch, boom)
+    assert (node['provision_state'], node['target_provision_state']) == \
+        ('enroll', None)
+    assert node['last_error'] == ('provision action manage failed '
+                                  'unexpectedly: RuntimeError: a bug, say')
+
+
+def test_texts_no_database_holds_are_saved_escaped(any_db_api, monkeypatch):
+    """A lone surrogate (which a BMC's JSON can carry) in a change: no
+    driver encodes it; a NUL character, which PostgreSQL refuses in a
+    text: saved as their escapes, the node released."""
+    api = any_db_api
+
+    def odd(task):
+        task.node.extra = {'bmc said': 'On\udfff'}
+        task.node.maintenance_reason = 'BMC says \x00\ud800'
+        task.node.description = 'BMC \x00'
+    node = _manage_with(api, monkeypatch, odd)
+    assert node['provision_state'] == 'manageable'
+    assert node['extra'] == {'bmc said': 'On\\udfff'}
+    # error texts are escaped as they are set
+    assert node['maintenance_reason'] == 'BMC says \\x00\\ud800'
+    # other texts only where the database refused them
+    assert node['description'] == (
+        'BMC \\x00' if api.db_kind == 'postgresql' else 'BMC \x00')
+    assert node['last_error'] is None
+
+
+def test_changes_the_database_refuses_leave_the_states_and_say_so(
+        any_db_api, monkeypatch):
+    """Changes that cannot be stored even escaped (here a value no JSON
+    holds): the lock is released with the node's states, and last_error
+    says what was refused; never a lock kept for a value."""
+    def odd(task):
+        task.node.extra = {'not JSON': object()}
+    node = _manage_with(any_db_api, monkeypatch, odd)
+    assert node['provision_state'] == 'manageable'
+    assert node['extra'] == {}
+    assert node['last_error'].startswith(
+        'The database refused the changes of provision action manage: ')
