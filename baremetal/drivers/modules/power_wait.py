@@ -4,8 +4,10 @@ import time
 from collections.abc import Callable
 
 from baremetal.common import exception
+from baremetal.common import storable
 
-# what the BMC said is quoted up to this many characters
+# what the BMC said is quoted up to this many characters (it goes into
+# last_error and the node's history, and a BMC may send anything)
 SAID_UP_TO = 80
 
 
@@ -25,13 +27,7 @@ def wait_for(node_uuid: str, read: Callable[[], tuple[str | None, str]],
             raise exception.PowerStateFailure(
                 'Node %s did not reach power state "%s" within %d seconds '
                 'of %s (the BMC reports "%s")'
-                % (node_uuid, wanted, timeout, what, _quoted(said)))
+                % (node_uuid, wanted, timeout, what,
+                   storable.bounded(str(said), SAID_UP_TO)))
         time.sleep(interval)
 
-
-def _quoted(said) -> str:
-    """What the BMC said, cut short: it goes into last_error and the
-    node's history, and a BMC may send anything."""
-    text = str(said)
-    return text if len(text) <= SAID_UP_TO else \
-        text[:SAID_UP_TO - 3] + '...'
