@@ -11,14 +11,15 @@ settable rate (for the whole fleet, or for one BMC with
 ``set_bmc``).  It serves what the ``redfish`` power and management
 interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
-PATCH of Boot), its Reset action, its SecureBoot resource and what the
-``redfish`` inspect interface reads (a processor, a NIC, the memory).
+PATCH of Boot), its Reset action, its SecureBoot resource, its BIOS
+attributes and what the ``redfish`` inspect interface reads (a
+processor, a NIC, the memory).
 A system's ``odd`` (a function of the System's document, returning
 another document or the raw bytes of the answer) makes its BMC answer
 that instead, for tests of BMCs that send what no Redfish service
-should.  Requests are counted per system.  With a TLS context the BMCs
-speak HTTPS, as real ones do (the handshake in the connection's
-thread).
+should; ``odd_bios`` the same for its Bios resource.  Requests are
+counted per system.  With a TLS context the BMCs speak HTTPS, as real
+ones do (the handshake in the connection's thread).
 
 ``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
 command API for every node under ``/agent/<node uuid>``.  An agent
@@ -346,6 +347,7 @@ def _systems(fleet, block, sid, body):
 MEMORY_GIB = 64
 CORES = 8
 BIOS_VERSION = '1.0.0'
+BIOS = {'BootMode': 'Uefi', 'ProcTurboMode': 'Enabled'}
 
 
 RESETS = ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart',
@@ -369,6 +371,7 @@ def _system(fleet, block, sid, body):
                  'BootSourceOverrideTarget@Redfish.AllowableValues':
                      TARGETS},
         'SecureBoot': {'@odata.id': base + '/SecureBoot'},
+        'Bios': {'@odata.id': base + '/Bios'},
         'MemorySummary': {'TotalSystemMemoryGiB': MEMORY_GIB},
         'Processors': {'@odata.id': base + '/Processors'},
         'EthernetInterfaces': {'@odata.id': base + '/EthernetInterfaces'},
@@ -397,6 +400,16 @@ def _processor(fleet, block, sid, body):
         'ProcessorArchitecture': 'x86', 'InstructionSet': 'x86-64',
         'TotalCores': CORES, 'TotalThreads': CORES,
         'Status': {'State': 'Enabled', 'Health': 'OK'}}, ()
+
+
+def _bios(fleet, block, sid, body):
+    with fleet.lock:
+        odd = fleet.systems[sid].get('odd_bios')
+    doc = {'@odata.id': '/redfish/v1/Systems/%s/Bios' % sid,
+           '@odata.type': '#Bios.v1_0_0.Bios', 'Id': 'BIOS', 'Name': 'BIOS',
+           'AttributeRegistry': 'BiosAttributeRegistry.v1_0_0',
+           'Attributes': dict(BIOS)}
+    return 200, odd(doc) if odd else doc, ()
 
 
 def nic_mac(sid: str) -> str:
@@ -482,6 +495,7 @@ ROUTES = {
     ('POST', ('Systems', '{}', 'Actions', 'ComputerSystem.Reset')): _reset,
     ('GET', ('Systems', '{}', 'SecureBoot')): _secure_boot,
     ('PATCH', ('Systems', '{}', 'SecureBoot')): _patch_secure_boot,
+    ('GET', ('Systems', '{}', 'Bios')): _bios,
     ('GET', ('Systems', '{}', 'Processors')): _processors,
     ('GET', ('Systems', '{}', 'Processors', 'CPU0')): _processor,
     ('GET', ('Systems', '{}', 'EthernetInterfaces')): _nics,

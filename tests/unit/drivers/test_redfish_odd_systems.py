@@ -64,6 +64,13 @@ def _text(pattern, replacement):
     return odd
 
 
+class Bios:
+    """An odd Bios resource (the System as sent)."""
+
+    def __init__(self, odd) -> None:
+        self.odd = odd
+
+
 POWER = rb'"PowerState": "[A-Za-z]*"'
 MEMORY = rb'"TotalSystemMemoryGiB": [0-9]+'
 ODD = {
@@ -109,6 +116,17 @@ ODD = {
     'bios-version-surrogate': _text(rb'"BiosVersion": "[^"]*"',
                                     b'"BiosVersion": "\\udfff"'),
     'bios-version-number': _set(('BiosVersion',), 1.5),
+    'bios-not-json': Bios(lambda doc: b'<html>'),
+    'bios-attributes-string': Bios(_set(('Attributes',), 'BootMode=Uefi')),
+    'bios-attributes-null': Bios(_set(('Attributes',), None)),
+    'bios-name-300': Bios(_set(('Attributes', 'n' * 300), 'x')),
+    'bios-name-nul': Bios(_set(('Attributes', 'Boot\u0000Mode'), 'x')),
+    'bios-name-surrogate': Bios(_text(rb'"BootMode"', b'"Boot\\ud800"')),
+    'bios-value-object': Bios(_set(('Attributes', 'BootMode'),
+                                   {'deep': [1, {'er': None}]})),
+    'bios-value-nul': Bios(_set(('Attributes', 'BootMode'), 'Uefi\u0000')),
+    'bios-value-100k': Bios(_set(('Attributes', 'BootMode'), 'U' * 100000)),
+    'bios-value-big-int': Bios(_set(('Attributes', 'BootMode'), 2 ** 70)),
     'name-100k': _set(('Name',), 'n' * 100000),
     'name-nul': _set(('Name',), 'sys\u0000'),
     'memory-string': _set(('MemorySummary', 'TotalSystemMemoryGiB'), 'lots'),
@@ -143,7 +161,7 @@ def api(request, tmp_path_factory):
         'enabled_management_interfaces': ['redfish'],
         'enabled_boot_interfaces': ['ipxe'],
         'enabled_deploy_interfaces': ['direct'],
-        'enabled_bios_interfaces': ['no-bios'],
+        'enabled_bios_interfaces': ['no-bios', 'redfish'],
         'enabled_inspect_interfaces': ['no-inspect', 'redfish'],
         'enabled_raid_interfaces': ['no-raid'],
         # a BMC whose PowerState never says On fails a power on after it
@@ -210,8 +228,7 @@ class Sweep:
 BROKEN: list[str] = []
 
 
-def _checked(name: str):
-    odd = ODD[name]
+def _checked(odd, name: str):
     if odd is None:
         return None
 
@@ -226,9 +243,14 @@ def _checked(name: str):
 
 def _drive(api, fleet, name: str, index: int) -> Sweep:
     sid = 'sys-%05d' % index
-    fleet.systems[sid]['odd'] = _checked(name)
+    odd = ODD[name]
+    if isinstance(odd, Bios):
+        fleet.systems[sid]['odd_bios'] = _checked(odd.odd, name)
+    else:
+        fleet.systems[sid]['odd'] = _checked(odd, name)
     node = api.create_node(
         driver='redfish', name='odd-%s' % name, inspect_interface='redfish',
+        bios_interface='redfish',
         driver_info={'redfish_address': fleet.address(sid),
                      'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
                      'redfish_username': 'admin',
@@ -259,7 +281,7 @@ def swept(api, fleet):
     # the nodes side by side (a BMC that never reports the power state
     # asked for takes power_state_change_timeout)
     try:
-        with futures.ThreadPoolExecutor(8) as pool:
+        with futures.ThreadPoolExecutor(16) as pool:
             running = {name: pool.submit(_drive, api, fleet, name, i)
                        for i, name in enumerate(ODD)}
             out = {name: f.result() for name, f in running.items()}
@@ -293,6 +315,10 @@ def test_the_system_as_sent_is_read_set_verified_and_inspected(swept, api):
     props = node['properties']
     assert (props['cpus'], props['cpu_arch'], props['memory_mb']) == \
         (fleet_doubles.CORES, 'x86_64', fleet_doubles.MEMORY_GIB * 1024)
+    status, bios, _ = api.request('GET', '/v1/nodes/%s/bios' % sweep.uuid,
+                                  version='1.40')
+    assert {s['name']: s['value'] for s in bios['bios']} == \
+        fleet_doubles.BIOS
     status, ports, _ = api.request('GET', '/v1/ports?node_uuid=%s'
                                    % sweep.uuid)
     assert [p['address'] for p in ports['ports']] == \
