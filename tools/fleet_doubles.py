@@ -17,9 +17,10 @@ processor, a NIC, the memory).
 A system's ``odd`` (a function of the System's document, returning
 another document or the raw bytes of the answer) makes its BMC answer
 that instead, for tests of BMCs that send what no Redfish service
-should; ``odd_bios`` the same for its Bios resource.  Requests are
-counted per system.  With a TLS context the BMCs speak HTTPS, as real
-ones do (the handshake in the connection's thread).
+should; ``odd_bios``, ``odd_cpu`` and ``odd_nic`` the same for its
+Bios, processor and NIC.  Requests are counted per system.  With a TLS
+context the BMCs speak HTTPS, as real ones do (the handshake in the
+connection's thread).
 
 ``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
 command API for every node under ``/agent/<node uuid>``.  An agent
@@ -378,8 +379,7 @@ def _system(fleet, block, sid, body):
         'Actions': {'#ComputerSystem.Reset': {
             'target': base + '/Actions/ComputerSystem.Reset',
             'ResetType@Redfish.AllowableValues': RESETS}}}
-    odd = s.get('odd')
-    return 200, odd(doc) if odd else doc, ()
+    return 200, _as_set(fleet, sid, 'odd', doc), ()
 
 
 def _members(base, ids):
@@ -393,23 +393,29 @@ def _processors(fleet, block, sid, body):
                          ['CPU0']), ()
 
 
+def _as_set(fleet, sid: str, key: str, doc: dict):
+    """``doc``, or what the system's odd function of ``key`` makes of
+    it."""
+    with fleet.lock:
+        odd = fleet.systems[sid].get(key)
+    return odd(doc) if odd else doc
+
+
 def _processor(fleet, block, sid, body):
-    return 200, {
+    return 200, _as_set(fleet, sid, 'odd_cpu', {
         '@odata.id': '/redfish/v1/Systems/%s/Processors/CPU0' % sid,
         'Id': 'CPU0', 'Name': 'CPU0', 'ProcessorType': 'CPU',
         'ProcessorArchitecture': 'x86', 'InstructionSet': 'x86-64',
         'TotalCores': CORES, 'TotalThreads': CORES,
-        'Status': {'State': 'Enabled', 'Health': 'OK'}}, ()
+        'Status': {'State': 'Enabled', 'Health': 'OK'}}), ()
 
 
 def _bios(fleet, block, sid, body):
-    with fleet.lock:
-        odd = fleet.systems[sid].get('odd_bios')
-    doc = {'@odata.id': '/redfish/v1/Systems/%s/Bios' % sid,
-           '@odata.type': '#Bios.v1_0_0.Bios', 'Id': 'BIOS', 'Name': 'BIOS',
-           'AttributeRegistry': 'BiosAttributeRegistry.v1_0_0',
-           'Attributes': dict(BIOS)}
-    return 200, odd(doc) if odd else doc, ()
+    return 200, _as_set(fleet, sid, 'odd_bios', {
+        '@odata.id': '/redfish/v1/Systems/%s/Bios' % sid,
+        '@odata.type': '#Bios.v1_0_0.Bios', 'Id': 'BIOS', 'Name': 'BIOS',
+        'AttributeRegistry': 'BiosAttributeRegistry.v1_0_0',
+        'Attributes': dict(BIOS)}), ()
 
 
 def nic_mac(sid: str) -> str:
@@ -425,10 +431,10 @@ def _nics(fleet, block, sid, body):
 
 
 def _nic(fleet, block, sid, body):
-    return 200, {
+    return 200, _as_set(fleet, sid, 'odd_nic', {
         '@odata.id': '/redfish/v1/Systems/%s/EthernetInterfaces/nic0' % sid,
         'Id': 'nic0', 'Name': 'nic0', 'MACAddress': nic_mac(sid),
-        'Status': {'State': 'Enabled', 'Health': 'OK'}}, ()
+        'Status': {'State': 'Enabled', 'Health': 'OK'}}), ()
 
 
 def _patch_system(fleet, block, sid, body):

@@ -23,6 +23,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import mac_address
 from baremetal.common import metrics
 from baremetal.common import node_locks
 from baremetal.common import notifications
@@ -255,7 +256,13 @@ class TaskManager:
 
     def create_port(self, address: str, pxe_enabled: bool = True,
                     extra: dict | None = None) -> None:
-        address = address.lower()
+        """A port of ``address`` (what inspection found: a BMC or an
+        agent may report anything as a NIC's MAC: none is made of what
+        is not a MAC address, as in Ironic)."""
+        macs = mac_address.usable([address], self.node.uuid, 'inspection')
+        if not macs:
+            return
+        address = macs[0]
         if any(p.address == address for p in self.ports):
             return
         try:

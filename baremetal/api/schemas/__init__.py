@@ -9,7 +9,6 @@ answers: ``Schema error for <name>: <jsonschema message>``, followed by
 """
 
 import dataclasses
-import re
 from typing import Any
 
 import jsonschema
@@ -18,6 +17,7 @@ from jsonschema import exceptions as js_exc
 
 from baremetal.api import versions
 from baremetal.common import exception
+from baremetal.common import mac_address
 from baremetal.db import rows as db_rows
 
 _FORMATS = jsonschema.FormatChecker(())
@@ -88,12 +88,10 @@ def check_mac(name: str, value: Any) -> None:
     """Ironic's ``Expected valid MAC address for <field>: <value>``."""
     if value is None:
         return
-    if not (isinstance(value, str) and _MAC_RE.match(value)):
+    if mac_address.normalized(value) is None:
         raise exception.InvalidParameterValue(
             err='Expected valid MAC address for %s: %s' % (name, value))
 
-
-_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 
 # a trait: a custom one or one of the standard (os-traits) names
 CUSTOM_TRAIT_PATTERN = '^CUSTOM_[A-Z0-9_]+$'

@@ -425,3 +425,30 @@ def test_continue_inspection_at_1_1_as_the_agent_posts(api):
     assert status == 202 and out == {'uuid': n['uuid']}
     node = api.wait_for(n['uuid'], 'manageable')
     assert node['properties']['cpus'] == 4
+
+
+def test_an_agents_nic_address_that_is_no_mac_makes_no_port(api):
+    """As in Ironic's inspection: what an agent reports as a NIC's MAC
+    but is none (a word, 100 KB, a NUL) is logged and left out; the
+    others become ports."""
+    n = api.create_node(inspect_interface='agent')
+    api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
+                                      'node_uuid': n['uuid']})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'inspect')
+    api.wait_for(n['uuid'], 'inspect wait')
+    inventory = dict(INVENTORY, interfaces=INVENTORY['interfaces'] + [
+        {'name': 'eth2', 'mac_address': 'not a MAC'},
+        {'name': 'eth3', 'mac_address': 'm' * 100000},
+        {'name': 'eth4', 'mac_address': '52:54:00:aa:00:03 '},
+        {'name': 'eth5', 'mac_address': '52-54-00-AA-00-04'}])
+    status, body, _ = api.request('POST', '/v1/continue_inspection',
+                                  {'inventory': inventory}, version=V)
+    assert status == 202, body
+    node = api.wait_for(n['uuid'], 'manageable')
+    assert node['last_error'] is None
+    macs = {p['address'] for p in api.request(
+        'GET', '/v1/nodes/%s/ports' % n['uuid'])[1]['ports']}
+    assert macs == {'52:54:00:aa:00:01', '52:54:00:aa:00:02',
+                    '52:54:00:aa:00:04'}

@@ -64,11 +64,24 @@ def _text(pattern, replacement):
     return odd
 
 
-class Bios:
-    """An odd Bios resource (the System as sent)."""
+class Other:
+    """An odd resource of the System's other than the System itself
+    (``key``: the fleet double's, tools/fleet_doubles.py)."""
 
-    def __init__(self, odd) -> None:
-        self.odd = odd
+    def __init__(self, key: str, odd) -> None:
+        self.key, self.odd = key, odd
+
+
+def Bios(odd):
+    return Other('odd_bios', odd)
+
+
+def Cpu(odd):
+    return Other('odd_cpu', odd)
+
+
+def Nic(odd):
+    return Other('odd_nic', odd)
 
 
 POWER = rb'"PowerState": "[A-Za-z]*"'
@@ -127,6 +140,17 @@ ODD = {
     'bios-value-nul': Bios(_set(('Attributes', 'BootMode'), 'Uefi\u0000')),
     'bios-value-100k': Bios(_set(('Attributes', 'BootMode'), 'U' * 100000)),
     'bios-value-big-int': Bios(_set(('Attributes', 'BootMode'), 2 ** 70)),
+    'cpu-cores-string': Cpu(_set(('TotalCores',), 'eight')),
+    'cpu-cores-negative': Cpu(_set(('TotalCores',), -8)),
+    'cpu-cores-huge': Cpu(_set(('TotalCores',), 2 ** 70)),
+    'cpu-arch-object': Cpu(_set(('ProcessorArchitecture',), {'x': 86})),
+    'cpu-not-json': Cpu(lambda doc: b'CPU0'),
+    'nic-mac-null': Nic(_set(('MACAddress',), None)),
+    'nic-mac-number': Nic(_set(('MACAddress',), 5254)),
+    'nic-mac-odd': Nic(_set(('MACAddress',), 'not a MAC')),
+    'nic-mac-nul': Nic(_set(('MACAddress',), '52:54:00:00:00:01\u0000')),
+    'nic-mac-100k': Nic(_set(('MACAddress',), 'm' * 100000)),
+    'nic-status-string': Nic(_set(('Status',), 'Enabled')),
     'name-100k': _set(('Name',), 'n' * 100000),
     'name-nul': _set(('Name',), 'sys\u0000'),
     'memory-string': _set(('MemorySummary', 'TotalSystemMemoryGiB'), 'lots'),
@@ -244,8 +268,8 @@ def _checked(odd, name: str):
 def _drive(api, fleet, name: str, index: int) -> Sweep:
     sid = 'sys-%05d' % index
     odd = ODD[name]
-    if isinstance(odd, Bios):
-        fleet.systems[sid]['odd_bios'] = _checked(odd.odd, name)
+    if isinstance(odd, Other):
+        fleet.systems[sid][odd.key] = _checked(odd.odd, name)
     else:
         fleet.systems[sid]['odd'] = _checked(odd, name)
     node = api.create_node(
@@ -343,6 +367,11 @@ def test_an_odd_system_gets_answers_that_name_the_bmc(swept, api, name):
         assert 'redfish' in error.lower() or 'bmc' in error.lower(), error
     node = api.node(sweep.uuid)
     assert node['provision_state'] in RESTING, node['provision_state']
+    # no port of what is not a MAC address
+    status, ports, _ = api.request('GET', '/v1/ports?node_uuid=%s'
+                                   % sweep.uuid)
+    assert [p['address'] for p in ports['ports']] in (
+        [], [fleet_doubles.nic_mac('sys-%05d' % list(ODD).index(name))])
     assert node['target_provision_state'] is None or \
         node['provision_state'] in FAILED
     assert node['reservation'] is None

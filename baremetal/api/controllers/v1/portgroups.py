@@ -15,11 +15,11 @@ from baremetal.api.controllers.v1 import ports
 from baremetal.api.routing import route
 from baremetal.api.schemas import portgroups as pg_schema
 from baremetal.common import exception
+from baremetal.common import mac_address
 from baremetal.db import portgroups as db_portgroups
 from baremetal.db import ports as db_ports
 from baremetal.db import rows as db_rows
 
-_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 _NAME_RE = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 
 FIELDS = ('uuid', 'address', 'name', 'node_uuid', 'extra',
@@ -65,11 +65,11 @@ def _check(req, values: dict, uuid: str | None = None) -> dict:
     out = {}
     for k, v in values.items():
         if k == 'address':
-            if v is not None and (not isinstance(v, str) or
-                                  not _MAC_RE.match(v)):
+            address = mac_address.normalized(v)
+            if v is not None and address is None:
                 raise exception.InvalidParameterValue(
                     err='Expected a MAC address but received %r.' % (v,))
-            out[k] = v.lower().replace('-', ':') if v else None
+            out[k] = address
         elif k == 'name':
             if v is not None and (not isinstance(v, str) or
                                   not _NAME_RE.match(v) or

@@ -12,11 +12,11 @@ from baremetal.api.controllers.v1 import port_physnets
 from baremetal.api.routing import route
 from baremetal.api.schemas import ports as port_schema
 from baremetal.common import exception
+from baremetal.common import mac_address
 from baremetal.db import portgroups as db_portgroups
 from baremetal.db import ports as db_ports
 from baremetal.db import rows as db_rows
 
-_MAC_RE = re.compile(r'^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$')
 
 FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra',
           'internal_info', 'local_link_connection', 'pxe_enabled',
@@ -154,10 +154,11 @@ def _check_values(req, values: dict, smartnic: bool = False,
     out = {}
     for k, v in values.items():
         if k == 'address':
-            if not isinstance(v, str) or not _MAC_RE.match(v):
+            address = mac_address.normalized(v)
+            if address is None:
                 raise exception.InvalidParameterValue(
                     err='Expected a MAC address but received %r.' % (v,))
-            out[k] = v.lower().replace('-', ':')
+            out[k] = address
         elif k == 'extra':
             out[k] = resource.extra_of(v)
         elif k == 'local_link_connection':

@@ -4,6 +4,7 @@ BMC into ``node.properties`` and ports; then the inspection rules (API
 
 from oslo_log import log
 
+from baremetal.common import mac_address
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
@@ -54,7 +55,9 @@ class RedfishInspect(client.Interface, base.InspectInterface):
             if usable:
                 found['local_gb'] = (min(usable) >> 30) - 1
         with client.call(node, conf, 'read network interfaces'):
-            macs = sorted(system.ethernet_interfaces.summary)
+            reported = list(system.ethernet_interfaces.summary)
+        # what is no MAC address is neither a port nor in the inventory
+        macs = sorted(mac_address.usable(reported, node.uuid, 'the BMC'))
         props = node.properties
         props.update(found)
         node.properties = props
