@@ -18,10 +18,18 @@ from baremetal.conf import default as default_conf
 
 
 class JSONText(types.TypeDecorator):
-    """A JSON document stored as text (portable across every backend)."""
+    """A JSON document stored as text (portable across every backend);
+    LONGTEXT on MySQL and MariaDB, whose TEXT holds 64 KB (a config drive
+    in instance_info, an agent's inventory may be larger; Ironic's are
+    LONGTEXT there too)."""
 
     impl = sa.Text
     cache_ok = True
+
+    def load_dialect_impl(self, dialect):
+        if dialect.name in ('mysql', 'mariadb'):
+            return dialect.type_descriptor(mysql.LONGTEXT())
+        return dialect.type_descriptor(sa.Text())
 
     def process_bind_param(self, value, dialect):
         if value is None:

@@ -206,3 +206,19 @@ def test_template_steps_read_from_the_instance_traits(api):
         assert deployments.template_steps(task) == [
             {'interface': 'raid', 'step': 'delete_configuration',
              'args': {}, 'priority': 50}]
+
+
+def test_a_large_config_drive_is_kept_on_every_database(any_db_api):
+    """A config drive of 160 KB (Nova's with a large user_data) is kept in
+    instance_info until the deploy writes it: on MariaDB, whose TEXT
+    holds 64 KB, the deployment failed before migration 0012."""
+    import base64
+    import os
+    api = any_db_api
+    n = api.make_available()
+    drive = base64.b64encode(os.urandom(120000)).decode()
+    api.provision(n['uuid'], 'active', configdrive=drive)
+    node = api.wait_for(n['uuid'], 'active')
+    assert node['last_error'] is None
+    assert db_nodes.get_node(n['uuid'])['instance_info']['configdrive'] \
+        == drive

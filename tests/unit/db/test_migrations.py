@@ -182,3 +182,36 @@ def test_a_mariadb_url_gets_the_event_triggers_too(build):
                 'node']
     finally:
         engine.dispose()
+
+
+def test_json_columns_hold_more_than_64_kb(engine):
+    """0012: MariaDB's JSON columns are LONGTEXT (TEXT holds 64 KB; a
+    config drive in instance_info, an inventory may be larger), also on
+    a database whose columns were TEXT before it."""
+    migration.upgrade(engine, '0011')
+    mariadb = engine.dialect.name in ('mysql', 'mariadb')
+    if mariadb:
+        # as 0001-0011 built them before JSONText became LONGTEXT there
+        with engine.begin() as conn:
+            conn.execute(sa.text('ALTER TABLE nodes MODIFY instance_info '
+                                 'TEXT NULL'))
+            conn.execute(sa.text('ALTER TABLE node_inventory MODIFY '
+                                 'inventory_data TEXT NULL'))
+    migration.upgrade(engine)
+    if mariadb:
+        with engine.connect() as conn:
+            types = dict(conn.execute(sa.text(
+                "SELECT column_name, column_type FROM "
+                "information_schema.columns WHERE table_schema = "
+                "database() AND table_name = 'nodes' AND column_name IN "
+                "('instance_info', 'driver_info')")).all())
+        assert types == {'instance_info': 'longtext',
+                         'driver_info': 'longtext'}
+    big = {'configdrive': 'H4sI' + 'A' * 200000}
+    nodes = models.TABLES['nodes']
+    with engine.begin() as conn:
+        conn.execute(nodes.insert().values(
+            uuid=str(uuid.uuid4()), driver='fake-hardware',
+            instance_info=big))
+        assert conn.execute(sa.select(nodes.c.instance_info)).scalar() \
+            == big
