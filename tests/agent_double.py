@@ -12,11 +12,15 @@ answers.  Behaviour is steered per command name:
   de-duplicated list, as IPA's service extension answers);
   ``deploy.get_deploy_steps`` reports none;
 * ``polls_until_done``: how many status reads a command stays RUNNING;
-* ``fail``: command names that end FAILED (with ``command_error``);
+* ``fail``: command names that end FAILED (with ``command_error``:
+  ``error``);
 * ``results``: the ``command_result`` of a step command that ends well,
   by step name (``{'ok': True}`` for the others);
 * ``answer``: a raw (status, body) or (status, body, headers) to give
   for every request (garbage, 500s, redirects), or ``None``;
+* ``odd_record``: a function of every command record answered (run or
+  status), returning the record to send instead (an agent that answers
+  what IPA would not), or ``None``;
 * ``hang``: when set, every request is read and not answered until
   ``unhang`` or ``stop`` (then the connection is closed); ``hung``
   counts the requests held so far.
@@ -62,6 +66,10 @@ class AgentDouble:
         self.polls_until_done = 1
         self.fail: set[str] = set()
         self.results: dict[str, dict] = {}
+        self.error = {'type': 'CleaningError', 'code': 500,
+                      'message': 'Clean step failed',
+                      'details': 'the double was told to fail'}
+        self.odd_record = None
         self.answer: tuple | None = None
         self.hang = False
         self.hung = 0
@@ -112,7 +120,8 @@ class AgentDouble:
                 body = json.loads(self.rfile.read(length) or b'{}')
                 if not self._authorized():
                     return
-                self._send(200, double._run(body['name'], body['params']))
+                self._send(200, double._odd(
+                    double._run(body['name'], body['params'])))
 
             def do_GET(self):
                 if not self._authorized():
@@ -122,7 +131,7 @@ class AgentDouble:
                 if cid not in double._records:
                     self._send(404, {'faultstring': 'no such command'})
                     return
-                self._send(200, double._status(cid))
+                self._send(200, double._odd(double._status(cid)))
 
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
                                                       Handler)
@@ -153,6 +162,9 @@ class AgentDouble:
             step = (c['params'].get('step') or {}).get('step')
             out.append(c['name'] + (':' + step if step else ''))
         return out
+
+    def _odd(self, record: dict) -> dict:
+        return self.odd_record(record) if self.odd_record else record
 
     def _run(self, name: str, params: dict) -> dict:
         self.received.append({'name': name, 'params': params})
@@ -185,10 +197,8 @@ class AgentDouble:
         if record['command_status'] == 'RUNNING' and \
                 self._polls[cid] >= self.polls_until_done:
             if record['command_name'] in self.fail:
-                record.update(command_status='FAILED', command_error={
-                    'type': 'CleaningError', 'code': 500,
-                    'message': 'Clean step failed',
-                    'details': 'the double was told to fail'})
+                record.update(command_status='FAILED',
+                              command_error=self.error)
             else:
                 step = self._steps_run.get(cid)
                 record.update(command_status='SUCCEEDED',

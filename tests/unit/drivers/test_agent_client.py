@@ -51,9 +51,9 @@ def _client(agent, conf):
     ((502, b'<html>bad gateway</html>'), 'HTTP 502: <html>bad gateway'),
     ((200, b'<html>'), 'not a JSON object'),
     ((200, b'[1, 2]'), 'not a JSON object'),
-    ((200, b'{"commands": []}'), 'without a command id or status'),
+    ((200, b'{"commands": []}'), 'without a command id or with a status'),
     ((200, b'{"id": 7, "command_status": "RUNNING"}'),
-     'without a command id or status'),
+     'without a command id or with a status'),
 ])
 def test_a_bad_answer_is_an_agent_error(agent, conf, answer, words):
     agent.answer = answer

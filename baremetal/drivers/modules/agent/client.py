@@ -278,7 +278,8 @@ def _check_record(node, name: str, record: dict,
             'command_status') not in (RUNNING, SUCCEEDED, FAILED):
         raise exception.AgentError(
             node=node.uuid, command=name,
-            error='the agent answered without a command id or status: %s'
+            error='the agent answered without a command id or with a '
+            'status IPA has not (RUNNING, SUCCEEDED or FAILED): %s'
             % _short(orjson.dumps(record).decode(), token))
 
 

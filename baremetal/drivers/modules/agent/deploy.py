@@ -33,6 +33,7 @@ from baremetal.common import fast_track
 from baremetal.common import raid_config
 from baremetal.common import secrets
 from baremetal.common import states
+from baremetal.common import storable
 from baremetal.drivers import base
 from baremetal.drivers.modules import boot_modes
 from baremetal.drivers.modules import configdrive
@@ -204,6 +205,55 @@ def agent_steps(task, kind: str, interface: str,
     return out
 
 
+def _valid_steps(node, command: str, found) -> list[dict]:
+    """The steps one hardware manager reported (``found``), each checked
+    as IPA writes them: an object with a step name (a method's: an
+    identifier), an interface name, an integer priority, argsinfo an
+    object of objects, abortable and reboot_requested booleans.  What
+    is not fails the operation (AgentError) naming the step: its
+    steps would otherwise be skipped without a word, or fail later
+    with Python's words."""
+    if found is None:
+        return []
+    if not isinstance(found, list):
+        raise exception.AgentError(
+            node=node.uuid, command=command,
+            error='the agent reported steps that are not a list: %s'
+            % storable.bounded(repr(found), 200))
+    for st in found:
+        why = _invalid_step(st)
+        if why:
+            raise exception.AgentError(
+                node=node.uuid, command=command,
+                error='the agent reported a step that is not valid (%s): '
+                '%s' % (why, storable.bounded(repr(st), 200)))
+    return found
+
+
+def _invalid_step(st) -> str | None:
+    """Why ``st`` is no step as IPA reports them (None: it is one)."""
+    if not isinstance(st, dict):
+        return 'not an object'
+    name = st.get('step')
+    if not isinstance(name, str) or not name.isidentifier() or \
+            len(name) > 255:
+        return 'its step is no method name'
+    if not isinstance(st.get('interface'), str):
+        return 'its interface is no name'
+    prio = st.get('priority')
+    if not isinstance(prio, int) or isinstance(prio, bool) or \
+            not -2 ** 31 <= prio < 2 ** 31:
+        return 'its priority is no integer'
+    info = st.get('argsinfo')
+    if info is not None and not (isinstance(info, dict) and all(
+            isinstance(v, dict) for v in info.values())):
+        return 'its argsinfo is no object of objects'
+    for flag in ('abortable', 'reboot_requested'):
+        if st.get(flag) is not None and not isinstance(st[flag], bool):
+            return 'its %s is no boolean' % flag
+    return None
+
+
 def step_command(task, kind: str, step: dict) -> tuple[str, dict]:
     """The agent command that runs ``step`` in band, and its
     parameters."""
@@ -369,12 +419,10 @@ class AgentBase(base.DeployInterface):
                 error='no %s_steps in the answer' % kind)
         steps = []
         for found in by_manager.values():
-            for st in found or ():
-                if isinstance(st, dict) and st.get('interface') in \
-                        AGENT_INTERFACES and isinstance(
-                            st.get('step'), str) and not (
-                            st['interface'] == self.interface_type and
-                            st['step'] in self._declared_steps[kind]):
+            for st in _valid_steps(task.node, command, found):
+                if st['interface'] in AGENT_INTERFACES and not (
+                        st['interface'] == self.interface_type and
+                        st['step'] in self._declared_steps[kind]):
                     steps.append({k: st.get(k) for k in (
                         'interface', 'step', 'priority', 'abortable',
                         'argsinfo', 'reboot_requested')})
