@@ -7,7 +7,9 @@ database, driven through WSGI (no sockets).  Shared by unit tests.
     h.wait_for(uuid, 'available')
 """
 
+import contextlib
 import json
+import logging
 import os
 import time
 
@@ -281,3 +283,28 @@ class Harness:
 
 def error_message(body) -> str:
     return json.loads(body['error_message'])['faultstring']
+
+
+class ErrorRecords(logging.Handler):
+    """The service's log records at ERROR and above while ``watching``;
+    ``unexpected`` those of an exception nothing expected (a traceback,
+    or "unexpected" in the message)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record) -> None:
+        self.records.append(record)
+
+    @contextlib.contextmanager
+    def watching(self):
+        logging.getLogger().addHandler(self)
+        try:
+            yield self
+        finally:
+            logging.getLogger().removeHandler(self)
+
+    def unexpected(self) -> list[str]:
+        return [r.getMessage() for r in self.records
+                if r.exc_info or 'nexpected' in r.getMessage()]

@@ -356,6 +356,19 @@ INVENTORY = {
 }
 
 
+def _inspect_waiting(api) -> dict:
+    """A node of the agent inspect interface with one port, waiting for
+    its agent's inventory."""
+    n = api.create_node(inspect_interface='agent')
+    api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
+                                      'node_uuid': n['uuid']})
+    api.provision(n['uuid'], 'manage')
+    api.wait_for(n['uuid'], 'manageable')
+    api.provision(n['uuid'], 'inspect')
+    api.wait_for(n['uuid'], 'inspect wait')
+    return n
+
+
 def test_in_band_inspection_through_continue_inspection(api):
     n = api.create_node(inspect_interface='agent')
     api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
@@ -403,13 +416,7 @@ def test_continue_inspection_at_1_1_as_the_agent_posts(api):
     1.1, which Ironic accepts there (ironic-inspector's API had no
     versions); between 1.2 and 1.83 the endpoint does not exist, and
     ``node_uuid`` needs 1.84."""
-    n = api.create_node(inspect_interface='agent')
-    api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
-                                      'node_uuid': n['uuid']})
-    api.provision(n['uuid'], 'manage')
-    api.wait_for(n['uuid'], 'manageable')
-    api.provision(n['uuid'], 'inspect')
-    api.wait_for(n['uuid'], 'inspect wait')
+    n = _inspect_waiting(api)
     body = {'inventory': INVENTORY}
     for version in ('1.2', '1.62', '1.83'):
         status, _, _ = api.request('POST', '/v1/continue_inspection', body,
@@ -431,13 +438,7 @@ def test_an_agents_nic_address_that_is_no_mac_makes_no_port(api):
     """As in Ironic's inspection: what an agent reports as a NIC's MAC
     but is none (a word, 100 KB, a NUL) is logged and left out; the
     others become ports."""
-    n = api.create_node(inspect_interface='agent')
-    api.request('POST', '/v1/ports', {'address': '52:54:00:aa:00:01',
-                                      'node_uuid': n['uuid']})
-    api.provision(n['uuid'], 'manage')
-    api.wait_for(n['uuid'], 'manageable')
-    api.provision(n['uuid'], 'inspect')
-    api.wait_for(n['uuid'], 'inspect wait')
+    n = _inspect_waiting(api)
     inventory = dict(INVENTORY, interfaces=INVENTORY['interfaces'] + [
         {'name': 'eth2', 'mac_address': 'not a MAC'},
         {'name': 'eth3', 'mac_address': 'm' * 100000},

@@ -12,7 +12,6 @@ nothing is left locked or in a transient state, and no conductor work
 ends in an unexpected exception.  The agent as sent (``as-sent``) takes
 its node to ``available``."""
 
-import logging
 import time
 
 import pytest
@@ -143,15 +142,6 @@ def _mac(index: int) -> str:
     return '52:54:00:0d:%02x:%02x' % (index >> 8, index & 255)
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record) -> None:
-        self.records.append(record)
-
-
 def _clean(api, name: str, index: int) -> dict:
     """A node through automated cleaning with an agent steered by
     ``ODD[name]``; the node once cleaning ended (or 20 s passed)."""
@@ -189,13 +179,9 @@ def _clean(api, name: str, index: int) -> dict:
 
 @pytest.fixture(scope='module')
 def cleaned(api):
-    handler = _Records()
-    logging.getLogger().addHandler(handler)
-    try:
+    with harness.ErrorRecords().watching() as records:
         out = {name: _clean(api, name, i) for i, name in enumerate(ODD)}
-    finally:
-        logging.getLogger().removeHandler(handler)
-    return out, handler.records
+    return out, records
 
 
 def test_the_agent_as_sent_cleans_its_node(cleaned):
@@ -222,6 +208,5 @@ def test_an_odd_agent_answer_ends_cleaning_saying_so(cleaned, name):
 
 
 def test_no_conductor_work_ended_in_an_unexpected_exception(cleaned):
-    unexpected = [r.getMessage() for r in cleaned[1]
-                  if r.exc_info or 'nexpected' in r.getMessage()]
+    unexpected = cleaned[1].unexpected()
     assert unexpected == [], '\n'.join(unexpected)

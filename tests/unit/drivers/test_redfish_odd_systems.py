@@ -16,7 +16,6 @@ exception alone.  The same sweep with the System as sent (``as-sent``)
 has everything succeed, so the paths above are the ones taken."""
 
 import json
-import logging
 import re
 import time
 from concurrent import futures
@@ -300,27 +299,14 @@ def _drive(api, fleet, name: str, index: int) -> Sweep:
 def swept(api, fleet):
     """Every odd System driven once (the module's tests read the
     outcome), with the service's log records."""
-    handler = _Records()
-    logging.getLogger().addHandler(handler)
     # the nodes side by side (a BMC that never reports the power state
     # asked for takes power_state_change_timeout)
-    try:
-        with futures.ThreadPoolExecutor(16) as pool:
-            running = {name: pool.submit(_drive, api, fleet, name, i)
-                       for i, name in enumerate(ODD)}
-            out = {name: f.result() for name, f in running.items()}
-    finally:
-        logging.getLogger().removeHandler(handler)
-    return out, handler.records
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record) -> None:
-        self.records.append(record)
+    with harness.ErrorRecords().watching() as records, \
+            futures.ThreadPoolExecutor(16) as pool:
+        running = {name: pool.submit(_drive, api, fleet, name, i)
+                   for i, name in enumerate(ODD)}
+        out = {name: f.result() for name, f in running.items()}
+    return out, records
 
 
 def test_the_double_answered_every_odd_system_as_asked(swept):
@@ -378,7 +364,5 @@ def test_an_odd_system_gets_answers_that_name_the_bmc(swept, api, name):
 
 
 def test_no_conductor_work_ended_in_an_unexpected_exception(swept):
-    _, records = swept
-    unexpected = [r.getMessage() for r in records
-                  if r.exc_info or 'nexpected' in r.getMessage()]
+    unexpected = swept[1].unexpected()
     assert unexpected == [], '\n'.join(unexpected)
