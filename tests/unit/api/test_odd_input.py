@@ -25,7 +25,8 @@ def test_no_field_answers_odd_values_with_a_server_error(any_db_api):
     _no_server_error(sweep, 4000)
 
 
-def test_no_inspection_rule_with_odd_arguments_breaks_an_inspection(api):
-    sweep = odd_input.RuleSweep(api)
+def test_no_inspection_rule_with_odd_arguments_breaks_an_inspection(
+        any_db_api):
+    sweep = odd_input.RuleSweep(any_db_api)
     sweep.run()
     _no_server_error(sweep, 100)
