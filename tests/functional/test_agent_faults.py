@@ -26,7 +26,7 @@ MODES = {
     'garbage': ((200, b'<html>proxy error</html>'),
                 'not a JSON object'),
     'wrong-shape': ((200, b'{"commands": []}'),
-                    'without a command id or status'),
+                    'without a command id or with a status'),
     'hang': (None, 'no answer within %d seconds ([agent]command_timeout)'
                    % COMMAND_TIMEOUT),
 }
