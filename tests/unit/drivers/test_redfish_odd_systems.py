@@ -1,9 +1,10 @@
 """A BMC that answers what no Redfish service should: every node of the
-``redfish`` hardware type meets a ComputerSystem that is not JSON, not
-an object, empty, or has odd fields (power states, boot objects, status,
-NUL characters, 100 KB strings, NaN, a lone surrogate, JSON nested
-thousands deep, a 5,000-digit integer), from the fleet's Redfish double
-(tools/fleet_doubles.py: a system's ``odd``), and is driven through the
+``redfish`` hardware type meets a ComputerSystem (or its BIOS, processor
+or NIC) that is not JSON, not an object, empty, or has odd fields (power
+states, boot objects, status, NUL characters, 100 KB strings, NaN, a
+lone surrogate, JSON nested thousands deep, a 5,000-digit integer, MACs
+that are none), from the fleet's Redfish double (tools/fleet_doubles.py:
+a system's ``odd`` documents), and is driven through the
 API as an operator would: validate, power on, the boot device read,
 listed and set, verification (``manage``) and, where it got there,
 inspection.
