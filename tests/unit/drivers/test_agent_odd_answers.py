@@ -14,10 +14,10 @@ its node to ``available``."""
 
 import time
 
-import pytest
 
 from tests import agent_double
 from tests import harness
+from tests.unit.drivers import test_agent_deploy as agent_tests
 
 STEP = {'step': 'erase_devices_metadata', 'priority': 99,
         'interface': 'deploy', 'reboot_requested': False,
@@ -129,13 +129,9 @@ ODD = {
 RESTING = ('available', 'clean failed')
 
 
-@pytest.fixture
-def api(tmp_path):
-    h = harness.Harness(tmp_path, overrides={
-        'deploy.erase_devices_priority': 0,
-        'conductor.clean_step_priority_override': []})
-    yield h
-    h.close()
+# the service as test_agent_deploy's (its agent steps at their own
+# priorities)
+api = agent_tests.api
 
 
 def _mac(index: int) -> str:
