@@ -14,7 +14,6 @@ its node to ``available``."""
 
 import time
 
-
 from tests import agent_double
 from tests import harness
 from tests.unit.drivers import test_agent_deploy as agent_tests
