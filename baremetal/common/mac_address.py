@@ -22,7 +22,7 @@ def normalized(value) -> str | None:
 def usable(values, node_uuid: str, who: str) -> list[str]:
     """The MAC addresses among what ``who`` reported as a node's NICs
     (a BMC or an agent may report anything), normalized; the rest is
-    logged and left out, as Ironic's inspection does."""
+    logged and left out."""
     out = []
     for value in values:
         mac = normalized(value)

@@ -258,7 +258,7 @@ class TaskManager:
                     extra: dict | None = None) -> None:
         """A port of ``address`` (what inspection found: a BMC or an
         agent may report anything as a NIC's MAC: none is made of what
-        is not a MAC address, as in Ironic)."""
+        is not a MAC address)."""
         macs = mac_address.usable([address], self.node.uuid, 'inspection')
         if not macs:
             return

@@ -20,8 +20,7 @@ from baremetal.conf import default as default_conf
 class JSONText(types.TypeDecorator):
     """A JSON document stored as text (portable across every backend);
     LONGTEXT on MySQL and MariaDB, whose TEXT holds 64 KB (a config drive
-    in instance_info, an agent's inventory may be larger; Ironic's are
-    LONGTEXT there too)."""
+    in instance_info, an agent's inventory may be larger)."""
 
     impl = sa.Text
     cache_ok = True
