@@ -19,7 +19,6 @@ INTERFACE_ORDER = ('power', 'management', 'deploy', 'bios', 'firmware',
                    'storage', 'vendor')
 
 
-
 # a step's priority or order: kept in a 32-bit column of a deploy
 # template's or runbook's steps in PostgreSQL and MySQL
 NUMBER_MAX = 2 ** 31 - 1

@@ -39,6 +39,7 @@ import requests
 import urllib3
 
 from baremetal.common import exception
+from baremetal.common import storable
 from baremetal.drivers.modules import cache_eviction
 from baremetal.drivers.modules import local_files
 
@@ -207,7 +208,7 @@ def _reason(conf, e: Exception) -> str:
                 'webserver_connection_timeout)'
                 % conf.webserver_connection_timeout)
     text = str(e) or type(e).__name__
-    text = text if len(text) < 300 else text[:297] + '...'
+    text = storable.bounded(text, 300)
     if isinstance(e, (urllib3.exceptions.ProtocolError,
                       requests.exceptions.ChunkedEncodingError)):
         return ('the connection broke before the whole image arrived (%s)'

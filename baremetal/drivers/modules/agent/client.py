@@ -39,6 +39,7 @@ from baremetal.common import agent_tokens
 from baremetal.common import json_depth
 from baremetal.common import metrics
 from baremetal.common import secrets
+from baremetal.common import storable
 from baremetal.drivers.modules import direct_http
 
 LOG = log.getLogger(__name__)
@@ -317,5 +318,4 @@ def _reason(e: Exception) -> str:
 def _short(e, token: str | None = None) -> str:
     """``e`` as text for an error message: secrets masked (before it is
     cut, so no half token survives), at most 400 characters."""
-    text = secrets.mask_text(str(e), token)
-    return text if len(text) < 400 else text[:397] + '...'
+    return storable.bounded(secrets.mask_text(str(e), token), 400)

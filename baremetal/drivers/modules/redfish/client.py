@@ -23,6 +23,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import metrics
+from baremetal.common import storable
 from baremetal.drivers.modules import bmc_gates
 from baremetal.drivers.modules import driver_info
 
@@ -381,8 +382,7 @@ def errors(node, info: Info, what: str):
 
 
 def _short(e: Exception) -> str:
-    text = str(e)
-    return text if len(text) < 300 else text[:297] + '...'
+    return storable.bounded(str(e), 300)
 
 
 def get_system(node, conf):
