@@ -168,6 +168,11 @@ ODD = {
                       b'"Oem": ' + b'[' * 5000 + b']' * 5000
                       + b', "SystemType"'),
 }
+# the odd Systems whose texts or numbers reach a column: what a database
+# may refuse that another keeps
+STORED = frozenset(n for n in ODD if n == 'as-sent' or any(
+    w in n for w in ('nul', 'surrogate', '100k', '300', 'number', 'object',
+                     'big-int', 'digits', 'huge')))
 # what a node may rest in once its verification or inspection ended
 FAILED = ('inspect failed',)
 RESTING = ('enroll', 'manageable') + FAILED
@@ -193,6 +198,7 @@ def api(request, tmp_path):
         'redfish.connection_attempts': 1,
         'redfish.connection_retry_interval': 0,
         'redfish.connection_timeout': 10})
+    h.db_kind = request.param
     yield h
     h.close()
 
@@ -296,14 +302,15 @@ def _drive(api, fleet, name: str, index: int) -> Sweep:
     return sweep
 
 
-def _sweep(api, fleet) -> tuple[dict, harness.ErrorRecords]:
-    """Every odd System driven once, with the service's log records."""
+def _sweep(api, fleet, names) -> tuple[dict, harness.ErrorRecords]:
+    """The odd Systems of ``names`` driven once each, with the
+    service's log records."""
     # the nodes side by side (a BMC that never reports the power state
     # asked for takes power_state_change_timeout)
     with harness.ErrorRecords().watching() as records, \
             futures.ThreadPoolExecutor(16) as pool:
         running = {name: pool.submit(_drive, api, fleet, name, i)
-                   for i, name in enumerate(ODD)}
+                   for i, name in enumerate(ODD) if name in names}
         out = {name: f.result() for name, f in running.items()}
     return out, records
 
@@ -365,10 +372,13 @@ def _problems(api, name: str, sweep: Sweep) -> list[str]:
 
 def test_odd_systems_are_answered_naming_the_bmc_and_stop_no_node(
         api, fleet):
-    """One test per database, of every odd System (a module-scoped
-    fixture would run the sweep once per xdist worker)."""
+    """One test per database (a module-scoped fixture would run the
+    sweep once per xdist worker): every odd System on SQLite, on
+    PostgreSQL and MariaDB those whose texts or numbers a database may
+    refuse (``STORED``; the rest takes the same paths everywhere)."""
     BROKEN.clear()
-    sweeps, records = _sweep(api, fleet)
+    sweeps, records = _sweep(api, fleet, ODD if api.db_kind == 'sqlite'
+                             else STORED)
     assert BROKEN == []
     _check_as_sent(api, sweeps['as-sent'])
     problems = [p for name, sweep in sweeps.items() if name != 'as-sent'
