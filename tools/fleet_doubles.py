@@ -13,12 +13,18 @@ interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
 PATCH of Boot), its Reset action, its SecureBoot resource, its BIOS
 attributes and what the ``redfish`` inspect interface reads (a
-processor, a NIC, the memory).
+processor, a NIC, the memory), and a RAID controller of four drives
+whose volumes the ``redfish`` RAID interface builds and deletes (at
+once, or through a task monitor where the system's ``raid_tasks`` is
+set).
 A system's ``odd`` (a function of the System's document, returning
 another document or the raw bytes of the answer) makes its BMC answer
 that instead, for tests of BMCs that send what no Redfish service
 should; ``odd_bios``, ``odd_cpu`` and ``odd_nic`` the same for its
-Bios, processor and NIC.  Requests are counted per system.  With a TLS
+Bios, processor and NIC, ``odd_storages``, ``odd_storage``,
+``odd_drive``, ``odd_volumes``, ``odd_volume`` and ``odd_task`` for its
+Storage collection, controller, drives, Volumes collection, volumes and
+the tasks' final answers.  Requests are counted per system.  With a TLS
 context the BMCs speak HTTPS, as real ones do (the handshake in the
 connection's thread).
 
@@ -116,6 +122,7 @@ class RedfishFleet:
         self.gets: dict[str, list[float]] = {}   # system GET times
         self.unknown: dict[str, int] = {}
         self.by_route: dict[str, int] = {}
+        self.tasks: dict[str, dict] = {}     # task monitors' tasks
         self.injected = 0
         self.busy: dict[int, int] = {}       # port -> requests in flight
         self.max_busy: dict[int, int] = {}
@@ -268,10 +275,13 @@ class RedfishFleet:
                 body = json.loads(raw) if raw else {}
                 if sid is not None and sid not in block:
                     return self._send(404, _error('no such system'))
-                session = parts[:2] == ['SessionService', 'Sessions']
                 route = (method, tuple(
-                    '{}' if (p == sid and i == 1) or (session and i == 2)
-                    else p for i, p in enumerate(parts)))
+                    '{}' if _variable(parts, i, sid) else p
+                    for i, p in enumerate(parts)))
+                # the path's other ids (a session, a drive, a task)
+                ids = tuple(p for i, p in enumerate(parts)
+                            if route[1][i] == '{}' and
+                            not (i == 1 and parts[0] == 'Systems'))
                 fn = ROUTES.get(route)
                 with fleet.lock:
                     name = '%s /%s' % (method, '/'.join(route[1]))
@@ -281,7 +291,7 @@ class RedfishFleet:
                         name = '%s %s' % route
                         fleet.unknown[name] = fleet.unknown.get(name, 0) + 1
                     return self._send(404, _error('not served here'))
-                status, out, headers = fn(fleet, block, sid, body)
+                status, out, headers = fn(fleet, block, sid, body, *ids)
                 self._send(status, out, headers)
 
             def do_GET(self):
@@ -297,6 +307,16 @@ class RedfishFleet:
                 self._serve('DELETE')
 
         return Handler
+
+
+def _variable(parts: list[str], i: int, sid: str | None) -> bool:
+    """Whether the path's part ``i`` is an id (a route's ``{}``)."""
+    if parts[0] == 'Systems':
+        return (i == 1 and parts[1] == sid) or (
+            i in (3, 5) and parts[i - 1] in ('Storage', 'Drives',
+                                             'Volumes'))
+    return (i == 1 and parts[0] == 'TaskMonitors') or (
+        i == 2 and parts[:2] == ['SessionService', 'Sessions'])
 
 
 def _error(msg):
@@ -334,7 +354,7 @@ def _new_session(fleet, block, sid, body):
         ('X-Auth-Token', 'token-%d' % n), ('Location', where))
 
 
-def _delete_session(fleet, block, sid, body):
+def _delete_session(fleet, block, sid, body, session):
     return 204, None, ()
 
 
@@ -376,6 +396,7 @@ def _system(fleet, block, sid, body):
         'MemorySummary': {'TotalSystemMemoryGiB': MEMORY_GIB},
         'Processors': {'@odata.id': base + '/Processors'},
         'EthernetInterfaces': {'@odata.id': base + '/EthernetInterfaces'},
+        'Storage': {'@odata.id': base + '/Storage'},
         'Actions': {'#ComputerSystem.Reset': {
             'target': base + '/Actions/ComputerSystem.Reset',
             'ResetType@Redfish.AllowableValues': RESETS}}}
@@ -490,6 +511,146 @@ def _patch_secure_boot(fleet, block, sid, body):
     return 204, None, ()
 
 
+# one RAID controller of four drives in every system; its volumes are
+# the system's ``volumes``; a system whose ``raid_tasks`` is set
+# answers a volume's POST or DELETE with a task that runs for
+# TASK_POLLS reads of its monitor, then applies the change
+STORAGE = 'RAID.1'
+DRIVES = ('D0', 'D1', 'D2', 'D3')
+DRIVE_BYTES = 100 << 30
+RAID_TYPES = {'RAID0': (1, lambda n: n), 'RAID1': (2, lambda n: 1),
+              'RAID5': (3, lambda n: n - 1), 'RAID10': (4, lambda n: n // 2)}
+TASK_POLLS = 1
+_IDS = itertools.count(1)
+
+
+def _storage_path(sid: str) -> str:
+    return '/redfish/v1/Systems/%s/Storage/%s' % (sid, STORAGE)
+
+
+def _storages(fleet, block, sid, body):
+    return 200, _as_set(fleet, sid, 'odd_storages', _members(
+        '/redfish/v1/Systems/%s/Storage' % sid, [STORAGE])), ()
+
+
+def _storage(fleet, block, sid, body, storage):
+    if storage != STORAGE:
+        return 404, _error('no such storage'), ()
+    base = _storage_path(sid)
+    return 200, _as_set(fleet, sid, 'odd_storage', {
+        '@odata.id': base, '@odata.type': '#Storage.v1_7_0.Storage',
+        'Id': STORAGE, 'Name': 'RAID controller',
+        'Drives': [{'@odata.id': '%s/Drives/%s' % (base, d)}
+                   for d in DRIVES],
+        'Volumes': {'@odata.id': base + '/Volumes'},
+        'Status': {'State': 'Enabled', 'Health': 'OK'}}), ()
+
+
+def _drive(fleet, block, sid, body, storage, drive):
+    if storage != STORAGE or drive not in DRIVES:
+        return 404, _error('no such drive'), ()
+    return 200, _as_set(fleet, sid, 'odd_drive', {
+        '@odata.id': '%s/Drives/%s' % (_storage_path(sid), drive),
+        '@odata.type': '#Drive.v1_4_0.Drive', 'Id': drive, 'Name': drive,
+        'CapacityBytes': DRIVE_BYTES, 'MediaType': 'HDD',
+        'Protocol': 'SAS'}), ()
+
+
+def _volume_list(fleet, block, sid, body, storage):
+    if storage != STORAGE:
+        return 404, _error('no such storage'), ()
+    with fleet.lock:
+        ids = sorted(fleet.systems[sid].setdefault('volumes', {}))
+    return 200, _as_set(fleet, sid, 'odd_volumes', _members(
+        _storage_path(sid) + '/Volumes', ids)), ()
+
+
+def _volume(fleet, block, sid, body, storage, volume):
+    with fleet.lock:
+        doc = fleet.systems[sid].setdefault('volumes', {}).get(volume)
+    if storage != STORAGE or doc is None:
+        return 404, _error('no such volume'), ()
+    return 200, _as_set(fleet, sid, 'odd_volume', json.loads(
+        json.dumps(doc))), ()
+
+
+def _task(fleet, sid: str, change) -> tuple:
+    """202 and the monitor of a task that makes ``change`` once it
+    ends."""
+    tid = '%s.%d' % (sid, next(_IDS))
+    with fleet.lock:
+        fleet.tasks[tid] = {'sid': sid, 'polls': TASK_POLLS,
+                            'change': change}
+    return 202, None, (('Location', '/redfish/v1/TaskMonitors/' + tid),)
+
+
+def _new_volume(fleet, block, sid, body, storage):
+    kind = body.get('RAIDType')
+    links = (body.get('Links') or {}).get('Drives') or []
+    base = _storage_path(sid)
+    drives = [str(d.get('@odata.id', '')).rsplit('/', 1)[-1]
+              for d in links if isinstance(d, dict)]
+    with fleet.lock:
+        volumes = fleet.systems[sid].setdefault('volumes', {})
+        used = {d['@odata.id'].rsplit('/', 1)[-1] for v in volumes.values()
+                for d in v['Links']['Drives']}
+    if storage != STORAGE or kind not in RAID_TYPES or \
+            len(drives) < RAID_TYPES[kind][0] or \
+            any(d not in DRIVES or d in used for d in drives):
+        return 400, _error('cannot build %s of %s' % (kind, drives)), ()
+    size = body.get('CapacityBytes') or \
+        RAID_TYPES[kind][1](len(drives)) * DRIVE_BYTES
+    vid = 'V%d' % next(_IDS)
+    doc = {'@odata.id': '%s/Volumes/%s' % (base, vid),
+           '@odata.type': '#Volume.v1_3_0.Volume', 'Id': vid,
+           'Name': body.get('Name') or vid, 'RAIDType': kind,
+           'CapacityBytes': size, 'Links': {'Drives': [
+               {'@odata.id': '%s/Drives/%s' % (base, d)} for d in drives]}}
+
+    def change():
+        volumes[vid] = doc
+    if fleet.systems[sid].get('raid_tasks'):
+        return _task(fleet, sid, change)
+    with fleet.lock:
+        change()
+    return 201, doc, (('Location', doc['@odata.id']),)
+
+
+def _delete_volume(fleet, block, sid, body, storage, volume):
+    with fleet.lock:
+        volumes = fleet.systems[sid].setdefault('volumes', {})
+        if storage != STORAGE or volume not in volumes:
+            return 404, _error('no such volume'), ()
+
+    def change():
+        volumes.pop(volume, None)
+    if fleet.systems[sid].get('raid_tasks'):
+        return _task(fleet, sid, change)
+    with fleet.lock:
+        change()
+    return 204, None, ()
+
+
+def _task_monitor(fleet, block, sid, body, tid):
+    with fleet.lock:
+        task = fleet.tasks.get(tid)
+        if task is not None:
+            task['polls'] -= 1
+            running = task['polls'] >= 0
+            if not running and task['change'] is not None:
+                task['change']()
+                task['change'] = None
+    if task is None:
+        return 404, _error('no such task'), ()
+    doc = {'@odata.id': '/redfish/v1/TaskService/Tasks/' + tid,
+           '@odata.type': '#Task.v1_4_3.Task', 'Id': tid, 'Name': 'RAID',
+           'TaskState': 'Running' if running else 'Completed',
+           'TaskStatus': 'OK', 'Messages': []}
+    if running:
+        return 202, doc, (('Location', '/redfish/v1/TaskMonitors/' + tid),)
+    return 200, _as_set(fleet, task['sid'], 'odd_task', doc), ()
+
+
 ROUTES = {
     ('GET', ()): _root,
     ('GET', ('SessionService',)): _session_service,
@@ -506,6 +667,15 @@ ROUTES = {
     ('GET', ('Systems', '{}', 'Processors', 'CPU0')): _processor,
     ('GET', ('Systems', '{}', 'EthernetInterfaces')): _nics,
     ('GET', ('Systems', '{}', 'EthernetInterfaces', 'nic0')): _nic,
+    ('GET', ('Systems', '{}', 'Storage')): _storages,
+    ('GET', ('Systems', '{}', 'Storage', '{}')): _storage,
+    ('GET', ('Systems', '{}', 'Storage', '{}', 'Drives', '{}')): _drive,
+    ('GET', ('Systems', '{}', 'Storage', '{}', 'Volumes')): _volume_list,
+    ('POST', ('Systems', '{}', 'Storage', '{}', 'Volumes')): _new_volume,
+    ('GET', ('Systems', '{}', 'Storage', '{}', 'Volumes', '{}')): _volume,
+    ('DELETE', ('Systems', '{}', 'Storage', '{}', 'Volumes', '{}')):
+        _delete_volume,
+    ('GET', ('TaskMonitors', '{}')): _task_monitor,
 }
 
 

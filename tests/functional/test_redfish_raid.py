@@ -151,7 +151,7 @@ def test_clean_builds_the_target_raid_config(server, bmc, system):
      "'physical_disks' is missing from logical_disk while "
      "'size_gb'='MAX' was requested"),
     ({'logical_disks': [{'size_gb': 900, 'raid_level': '5'}]},
-     'no controller has 3 free physical disks'),
+     'no controller the BMC reports has 3 free physical disks'),
     ({'logical_disks': [{'size_gb': 10, 'raid_level': '1',
                          'controller': 'RAID.Other'}]},
      'has no RAID controller RAID.Other'),
@@ -296,8 +296,8 @@ def test_deploy_template_raid_config_the_bmc_cannot_build(server, bmc):
              'priority': 150, 'args': {'raid_config': {'logical_disks': [
                  {'size_gb': 900, 'raid_level': '5'}]}}}]})
     assert got['provision_state'] == 'deploy failed'
-    assert 'no controller has 3 free physical disks' in got['last_error'], \
-        got['last_error']
+    assert 'no controller the BMC reports has 3 free physical disks' in \
+        got['last_error'], got['last_error']
     assert got['deploy_step']['step'] == 'apply_configuration'
     assert got['target_raid_config'] == {}
     assert not got['raid_config']

@@ -130,7 +130,16 @@ class _Conn:
     (False, {'TaskState': 'Running'}, None),
     (False, {'TaskState': 'Exception', 'Messages': [
         {'Message': 'disk 3 failed'}]}, 'disk 3 failed'),
-    (False, {'TaskState': 'Killed'}, 'task /tm/1 ended in state Killed'),
+    (False, {'TaskState': 'Killed'},
+     'task /tm/1 ended in state Killed, status None'),
+    (False, {'TaskState': 'Completed', 'TaskStatus': 'Critical'},
+     'task /tm/1 ended in state Completed, status Critical'),
+    # what the BMC sent, in part, whatever it is
+    (False, {'TaskState': 'Exception', 'Messages': [
+        {'Message': 42}, 'oops', {'Message': 'm' * 5000 + '\x00'}]},
+     '42; ' + 'm' * 297 + '...'),
+    (False, {'TaskState': 'Exception', 'Messages': 5},
+     'task /tm/1 ended in state Exception, status None'),
     (False, {'Id': '9', 'Name': 'a volume'}, ''),
 ])
 def test_task_outcome(conf, monkeypatch, processing, doc, outcome):

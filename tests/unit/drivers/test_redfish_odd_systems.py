@@ -173,8 +173,9 @@ ODD = {
 STORED = frozenset(n for n in ODD if n == 'as-sent' or any(
     w in n for w in ('nul', 'surrogate', '100k', '300', 'number', 'object',
                      'big-int', 'digits', 'huge')))
-# what a node may rest in once its verification or inspection ended
-FAILED = ('inspect failed',)
+# what a node may rest in once its verification, cleaning or
+# inspection ended
+FAILED = ('inspect failed', 'clean failed')
 RESTING = ('enroll', 'manageable') + FAILED
 
 
@@ -192,7 +193,7 @@ def api(request, tmp_path):
         'enabled_deploy_interfaces': ['direct'],
         'enabled_bios_interfaces': ['no-bios', 'redfish'],
         'enabled_inspect_interfaces': ['no-inspect', 'redfish'],
-        'enabled_raid_interfaces': ['no-raid'],
+        'enabled_raid_interfaces': ['no-raid', 'redfish'],
         # a BMC whose PowerState never says On fails a power on after it
         'conductor.power_state_change_timeout': 1,
         'redfish.connection_attempts': 1,
@@ -339,8 +340,11 @@ def _ports(api, sweep: Sweep) -> list[str]:
     return [p['address'] for p in ports['ports']]
 
 
-def _problems(api, name: str, sweep: Sweep) -> list[str]:
-    """What is wrong with how the service met an odd System."""
+def problems(api, name: str, sweep: Sweep) -> list[str]:
+    """What is wrong with how the service met an odd BMC: an answer
+    that is an internal error or a 5xx not naming the BMC, a last error
+    that does not name it or quotes it whole, a node not resting or
+    locked."""
     out = []
     for what, status, message in sweep.answers:
         if 'internal error' in message.lower():
@@ -363,6 +367,12 @@ def _problems(api, name: str, sweep: Sweep) -> list[str]:
         out.append('%s: left %s (target %s), lock %s' % (
             name, node['provision_state'], node['target_provision_state'],
             node['reservation']))
+    return out
+
+
+def _problems(api, name: str, sweep: Sweep) -> list[str]:
+    """What is wrong with how the service met an odd System."""
+    out = problems(api, name, sweep)
     # no port of what is not a MAC address
     if _ports(api, sweep) not in (
             [], [fleet_doubles.nic_mac('sys-%05d' % list(ODD).index(name))]):

@@ -197,9 +197,9 @@ def test_on_reset_bmc_gets_the_node_rebooted(bmc, monkeypatch):
     ({'size_gb': 10, 'raid_level': '1', 'number_of_physical_disks': 3},
      'RAID level 1 cannot be built of 3 physical disks'),
     ({'size_gb': 150, 'raid_level': '1'},
-     'no controller has 2 free physical disks'),
+     'no controller the BMC reports has 2 free physical disks'),
     ({'size_gb': 10, 'raid_level': '0', 'disk_type': 'ssd'},
-     'no controller has 1 free physical disks'),
+     'no controller the BMC reports has 1 free physical disks'),
     ({'size_gb': '10', 'raid_level': '0'}, 'RAID config validation error'),
 ])
 def test_refused_before_the_bmc_is_asked(bmc, disk, message):
@@ -252,7 +252,7 @@ def test_apply_configuration_builds_it_and_makes_it_the_target(bmc):
     ('RAID1', 'RAID config validation error'),
     # the drives cannot hold it: found while planning
     ({'logical_disks': [{'size_gb': 150, 'raid_level': '1'}]},
-     'no controller has 2 free physical disks'),
+     'no controller the BMC reports has 2 free physical disks'),
 ])
 def test_apply_configuration_refused_keeps_the_target(bmc, config,
                                                       message):
@@ -262,3 +262,20 @@ def test_apply_configuration_refused_keeps_the_target(bmc, config,
         raid.RedfishRAID().apply_configuration(task, config)
     assert task.node.target_raid_config is before
     assert bmc.volumes.posted == [] and bmc.deleted == []
+
+
+def test_root_volume_by_name_else_by_its_drives():
+    disks = [{'name': 'other', 'physical_disks': ['D0', 'D1']},
+             {'name': 'Virtual Disk 1', 'physical_disks': ['D2', 'D3']}]
+    asked = {'name': 'abc-ld0', 'drives': ['D2', 'D3']}
+    # a BMC that named the volume its own way: the drives asked for
+    assert raid._roots('n', disks, [asked]) == [disks[1]]
+    # the name asked for wins
+    assert raid._roots('n', disks, [dict(asked, name='other')]) == \
+        [disks[0]]
+    # a step pending from an earlier version: names only
+    assert raid._roots('n', disks, ['other']) == [disks[0]]
+    assert raid._roots('n', disks, ['abc-ld0']) == []
+    # two volumes on the drives asked for: none is taken for the root
+    shared = disks + [{'name': 'x', 'physical_disks': ['D2', 'D3']}]
+    assert raid._roots('n', shared, [asked]) == []

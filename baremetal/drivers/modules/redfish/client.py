@@ -575,11 +575,17 @@ def task_outcome(node, conf, uri: str) -> str | None:
     if state in ('New', 'Starting', 'Running', 'Pending', 'Suspended',
                  'Stopping'):
         return None
-    if state in _FAILED_TASK_STATES or doc.get('TaskStatus') == 'Critical':
-        messages = [m.get('Message') for m in doc.get('Messages') or []
-                    if isinstance(m, dict) and m.get('Message')]
-        return '; '.join(messages) or 'task %s ended in state %s' % (
-            uri, state)
+    status = doc.get('TaskStatus')
+    if state in _FAILED_TASK_STATES or status == 'Critical':
+        # what the BMC says, in part (texts, or what else it sent)
+        listed = doc.get('Messages')
+        messages = [storable.bounded(str(m['Message']), 300)
+                    for m in listed if isinstance(m, dict) and
+                    m.get('Message')] if isinstance(listed, list) else []
+        return storable.bounded('; '.join(messages), 1000) or \
+            'task %s ended in state %s, status %s' % (
+                uri, storable.bounded(str(state), 40),
+                storable.bounded(str(status), 40))
     return ''
 
 

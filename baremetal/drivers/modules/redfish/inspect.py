@@ -4,6 +4,7 @@ BMC into ``node.properties`` and ports; then the inspection rules (API
 
 from oslo_log import log
 
+from baremetal.common import exception
 from baremetal.common import mac_address
 from baremetal.common import states
 from baremetal.drivers import base
@@ -76,16 +77,18 @@ class RedfishInspect(client.Interface, base.InspectInterface):
 
     @staticmethod
     def _disk_sizes(node, conf, system) -> list[int]:
-        import sushy.exceptions as sx
         for what in ('simple_storage', 'storage'):
             try:
-                coll = getattr(system, what)
-                sizes = (coll.disks_sizes_bytes if what == 'simple_storage'
-                         else coll.volumes_sizes_bytes)
+                with client.call(node, conf, 'read the disks (%s)' % what):
+                    coll = getattr(system, what)
+                    sizes = (coll.disks_sizes_bytes
+                             if what == 'simple_storage'
+                             else coll.volumes_sizes_bytes)
                 if sizes:
                     return sorted(sizes)
-            except (sx.SushyError, AttributeError) as e:
-                # many BMCs (and the emulator) lack one of the two
-                LOG.debug('Node %s: no disks from %s: %s', node.uuid,
-                          what, e)
+            except exception.RedfishError as e:
+                # many BMCs (and the emulator) lack one of the two; one
+                # whose answer cannot be read is no disk sizes either
+                LOG.info('Node %s: no disk sizes from the BMC: %s',
+                         node.uuid, e)
         return []

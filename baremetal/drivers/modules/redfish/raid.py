@@ -15,7 +15,16 @@ Physical disks: ``controller`` names a Storage resource by its ``Id``
 and ``physical_disks`` its drives by their ``Id``.  Without them, the
 smallest free drives (of ``disk_type``/``interface_type`` when given)
 that hold the volume are taken, as many as ``number_of_physical_disks``
-or the fewest the level needs, on the first Storage that has them.
+or the fewest the level needs, on the first Storage that has them.  A
+Storage without a ``Volumes`` collection holds no volumes and is not
+chosen.
+
+The root volume is the one of the name asked for or, where the BMC
+named it otherwise, the one on the drives asked for.  What the BMC
+reports is read as Redfish defines it: an ``Id`` that is no short
+printable text fails the step naming the resource; a volume's name
+that is no text is recorded as none, a long one cut; a RAID type that
+is no RAID level leaves the volume out of ``raid_config`` (logged).
 """
 
 import datetime
@@ -25,6 +34,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import raid_config
+from baremetal.common import storable
 from baremetal.common import states
 from baremetal.drivers import base
 from baremetal.drivers.modules.redfish import client
@@ -96,6 +106,27 @@ def check_config(node, config) -> None:
                     'Ids (strings): %s' % d)
 
 
+def _roots(node_uuid: str, logical: list[dict], roots: list
+           ) -> list[dict]:
+    """The logical disks that are the root volumes asked for: by the
+    name asked for, else (a BMC that names volumes its own way) by the
+    drives asked for, where one volume has them.  ``roots``: names (as
+    a pending step of an earlier version has them) or {name, drives}."""
+    out = []
+    for root in roots:
+        name = root if isinstance(root, str) else root['name']
+        drives = None if isinstance(root, str) else root['drives']
+        found = [d for d in logical if d['name'] == name] or [
+            d for d in logical if drives and d['physical_disks'] == drives]
+        if len(found) == 1:
+            out.append(found[0])
+        else:
+            LOG.warning('Node %s: the BMC reports %d volumes that may be '
+                        'the root volume %s; none is marked the root',
+                        node_uuid, len(found), name)
+    return out
+
+
 def _wait_state(task) -> str:
     return {states.CLEANING: states.CLEANWAIT,
             states.DEPLOYING: states.DEPLOYWAIT,
@@ -108,9 +139,23 @@ def _last(path: str) -> str:
 
 
 def _drive_links(volume) -> list[str]:
-    links = (volume.json.get('Links') or {}).get('Drives') or []
-    return [d['@odata.id'] for d in links if isinstance(d, dict)
-            and d.get('@odata.id')]
+    links = volume.json.get('Links')
+    links = links.get('Drives') if isinstance(links, dict) else None
+    return [d['@odata.id'] for d in links or () if isinstance(d, dict)
+            and isinstance(d.get('@odata.id'), str) and d['@odata.id']]
+
+
+def _identity(resource, what: str) -> str:
+    """The resource's ``Id``, a short printable text as Redfish has it
+    (ValueError otherwise: inside ``client.call``, an error naming the
+    BMC)."""
+    value = resource.identity
+    if isinstance(value, str) and 0 < len(value) <= 255 and \
+            value.isprintable():
+        return value
+    raise ValueError('%s %s has an Id that is no Redfish identifier: %s'
+                     % (what, resource.path, storable.bounded(
+                         repr(value), 80)))
 
 
 class _Storage:
@@ -118,11 +163,13 @@ class _Storage:
 
     def __init__(self, storage):
         self.resource = storage
-        self.id = storage.identity
-        self.drives = {d.identity: d for d in storage.drives}
+        self.id = _identity(storage, 'Storage')
+        self.drives = {_identity(d, 'Drive'): d for d in storage.drives}
         # a Storage without a Volumes collection holds no volumes
-        self.volumes = (storage.volumes.get_members()
-                        if 'Volumes' in storage.json else [])
+        self.raid = 'Volumes' in storage.json
+        self.volumes = storage.volumes.get_members() if self.raid else []
+        for volume in self.volumes:
+            _identity(volume, 'Volume')
         self.used = {_last(p) for v in self.volumes
                      for p in _drive_links(v)}
 
@@ -182,12 +229,14 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
             tasks, reboot = self._delete_volumes(task, system)
         storages = self._storages(task, system)
         plan = self._plan(node, disks, storages)
-        roots = [p[1]['Name'] for p in plan if p[2].get('is_root_volume')]
+        roots = [{'name': p[1]['Name'], 'drives': sorted(
+            _last(d['@odata.id']) for d in p[1]['Links']['Drives'])}
+            for p in plan if p[2].get('is_root_volume')]
         for storage, payload, _ in plan:
-            collection = storage.resource.volumes
             with client.call(node, task.conductor.conf,
                              'create volume %s on %s'
                              % (payload['Name'], storage.id)):
+                collection = storage.resource.volumes
                 apply_time = client.on_reset_apply_time(collection)
                 made = collection.create(payload, apply_time=apply_time)
             reboot = reboot or apply_time is not None
@@ -231,12 +280,15 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
         level = disk['raid_level']
         fewest, data = LEVELS[level][1], LEVELS[level][2]
         wanted = disk.get('controller')
-        candidates = [s for s in storages if wanted in (None, s.id)]
+        candidates = [s for s in storages
+                      if s.raid and wanted in (None, s.id)]
         if not candidates:
             raise exception.InvalidParameterValue(
-                err='Node %s has no RAID controller %s; its Storage '
-                    'resources are: %s' % (node.uuid, wanted, ', '.join(
-                        s.id for s in storages) or 'none'))
+                err='Node %s has no RAID controller%s; the BMC reports '
+                    'these Storage resources with volumes: %s' % (
+                        node.uuid, '' if wanted is None else ' ' + wanted,
+                        ', '.join(s.id for s in storages if s.raid)
+                        or 'none'))
         if disk.get('physical_disks'):
             storage = candidates[0]
             named = disk['physical_disks']
@@ -270,8 +322,9 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
             if len(free) >= count:
                 return storage, [d.identity for d in free[:count]]
         raise exception.InvalidParameterValue(
-            err='Node %s: no controller has %d free physical disks of at '
-                'least %d bytes for RAID %s logical disk %s'
+            err='Node %s: no controller the BMC reports has %d free '
+                'physical disks of at least %d bytes for RAID %s logical '
+                'disk %s'
             % (node.uuid, count, need, level, disk))
 
     @staticmethod
@@ -345,17 +398,26 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
         logical = []
         for storage in self._storages(task, self._system(task)):
             for volume in storage.volumes:
-                level = _FROM_REDFISH.get(volume.json.get('RAIDType'))
+                kind = volume.json.get('RAIDType')
+                level = _FROM_REDFISH.get(kind) if isinstance(
+                    kind, str) else None
                 if level is None:
+                    if kind is not None:
+                        LOG.warning('Node %s: volume %s has RAID type %s, '
+                                    'no RAID level; not in raid_config',
+                                    node.uuid, volume.path,
+                                    storable.bounded(repr(kind), 80))
                     continue
-                disk = {'id': volume.identity, 'name': volume.name,
-                        'controller': storage.id, 'raid_level': level,
-                        'size_gb': (volume.capacity_bytes or 0) // GIB,
-                        'physical_disks': sorted(
-                            _last(p) for p in _drive_links(volume))}
-                if volume.name in roots:
-                    disk['is_root_volume'] = True
-                logical.append(disk)
+                logical.append({
+                    'id': volume.identity, 'name': storable.bounded(
+                        volume.name, 255) if isinstance(
+                        volume.name, str) else None,
+                    'controller': storage.id, 'raid_level': level,
+                    'size_gb': max(0, (volume.capacity_bytes or 0) // GIB),
+                    'physical_disks': sorted(
+                        _last(p) for p in _drive_links(volume))})
+        for disk in _roots(node.uuid, logical, roots):
+            disk['is_root_volume'] = True
         node.raid_config = {
             'logical_disks': logical,
             'last_updated': str(datetime.datetime.now(
