@@ -18,13 +18,14 @@ whose volumes the ``redfish`` RAID interface builds and deletes (at
 once, or through a task monitor where the system's ``raid_tasks`` is
 set).
 A system's ``odd`` (a function of the System's document, returning
-another document or the raw bytes of the answer) makes its BMC answer
-that instead, for tests of BMCs that send what no Redfish service
-should; ``odd_bios``, ``odd_cpu`` and ``odd_nic`` the same for its
-Bios, processor and NIC, ``odd_storages``, ``odd_storage``,
-``odd_drive``, ``odd_volumes``, ``odd_volume`` and ``odd_task`` for its
-Storage collection, controller, drives, Volumes collection, volumes and
-the tasks' final answers.  Requests are counted per system.  With a TLS
+another document, the raw bytes of the answer, or a tuple of the
+answer's status, body and headers) makes its BMC answer that instead,
+for tests of BMCs that send what no Redfish service should;
+``odd_bios``, ``odd_cpu`` and ``odd_nic`` the same for its Bios,
+processor and NIC, ``odd_storages``, ``odd_storage``, ``odd_drive``,
+``odd_volumes``, ``odd_volume`` and ``odd_task`` for its Storage
+collection, controller, drives, Volumes collection, volumes and the
+tasks' final answers.  Requests are counted per system.  With a TLS
 context the BMCs speak HTTPS, as real ones do (the handshake in the
 connection's thread).
 
@@ -291,8 +292,7 @@ class RedfishFleet:
                         name = '%s %s' % route
                         fleet.unknown[name] = fleet.unknown.get(name, 0) + 1
                     return self._send(404, _error('not served here'))
-                status, out, headers = fn(fleet, block, sid, body, *ids)
-                self._send(status, out, headers)
+                self._send(*_answered(fn(fleet, block, sid, body, *ids)))
 
             def do_GET(self):
                 self._serve('GET')
@@ -307,6 +307,12 @@ class RedfishFleet:
                 self._serve('DELETE')
 
         return Handler
+
+
+def _answered(answer: tuple) -> tuple:
+    """A route's (status, body, headers); an odd answer (a tuple for a
+    body) brings its own status and headers."""
+    return answer[1] if isinstance(answer[1], tuple) else answer
 
 
 def _variable(parts: list[str], i: int, sid: str | None) -> bool:

@@ -783,3 +783,28 @@ def test_a_system_without_a_boot_object_has_no_boot_device_or_mode(
     assert mgmt.get_boot_device(None) == {'boot_device': None,
                                           'persistent': None}
     assert mgmt.get_boot_mode(None) is None
+
+
+def test_requests_stay_at_the_bmc():
+    import requests
+    session = requests.Session()
+    own = client._at_home(session, 'https://[fd00::5]')
+    # relative, or the BMC's own origin (its default port said or not)
+    for url in ('/redfish/v1/Systems/1', 'https://[fd00::5]/redfish/v1',
+                'https://[FD00::5]:443/redfish/v1'):
+        assert own(url) == url
+    # another host, or another port of the same: the BMC's, same path
+    for url in ('http://169.254.169.254/redfish/v1/Systems/1?x=1',
+                'https://[fd00::5]:8443/redfish/v1/Systems/1?x=1'):
+        assert own(url) == 'https://[fd00::5]/redfish/v1/Systems/1?x=1'
+    # a redirect within the BMC's host is followed, elsewhere not
+    here = requests.Response()
+    here.url, here.status_code = 'https://[fd00::5]/redfish/v1', 302
+    here.headers['Location'] = 'http://[fd00::5]:8080/redfish/v1'
+    assert session.get_redirect_target(here) == \
+        'http://[fd00::5]:8080/redfish/v1'
+    here.headers['Location'] = 'https://bmc.example/redfish/v1'
+    with pytest.raises(requests.exceptions.RequestException,
+                       match='redirected to https://bmc.example/redfish/v1,'
+                             ' another host: not followed'):
+        session.get_redirect_target(here)

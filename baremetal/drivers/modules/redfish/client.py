@@ -113,20 +113,71 @@ def endpoint(driver_info: dict) -> tuple | None:
     return ('redfish', u.scheme.lower(), u.hostname.lower(), port)
 
 
+def _origin(url: str) -> tuple:
+    u = urllib.parse.urlsplit(url)
+    return (u.hostname or '').lower(), u.port or (
+        443 if u.scheme.lower() == 'https' else 80)
+
+
+def _at_home(session, address: str):
+    """Keep ``session``'s requests at the BMC: sushy sends a request to
+    whatever absolute URL a resource names, with the BMC's credentials
+    (a basic password, a session token), so a BMC could have the
+    conductor read any address it reaches and hand it the credentials.
+    A URL of another host or port is asked at the BMC's own address
+    (the same path: some BMCs name themselves by another name or
+    address than the operator's); a redirect to another host is not
+    followed (a ``RequestException``: sushy's ConnectionError).  The
+    function that makes a URL the BMC's."""
+    import requests
+
+    base = urllib.parse.urlsplit(address)
+    home = _origin(address)
+    told: set = set()      # the other hosts logged (once each)
+
+    def own(url: str) -> str:
+        u = urllib.parse.urlsplit(url)
+        if not u.netloc or _origin(url) == home:
+            return url
+        if u.netloc not in told and len(told) < 10:
+            told.add(u.netloc)
+            LOG.warning('The BMC at %s named %s, on another host; asked '
+                        'at its own address instead (logged once a host)',
+                        address, storable.bounded(url, 200))
+        return urllib.parse.urlunsplit((base.scheme, base.netloc, u.path,
+                                        u.query, ''))
+
+    target = session.get_redirect_target
+
+    def redirect_target(response):
+        location = target(response)
+        if location is not None and _origin(urllib.parse.urljoin(
+                response.url, location))[0] != home[0]:
+            raise requests.exceptions.RequestException(
+                'the BMC at %s redirected to %s, another host: not '
+                'followed' % (address, storable.bounded(location, 200)))
+        return location
+
+    session.get_redirect_target = redirect_target
+    return own
+
+
 def _gated(session, gate: bmc_gates.Gate, address: str,
            wait: float) -> None:
     """Make ``session`` take ``gate`` around each request.  sushy's
     retries and pauses run between requests, outside the gate.  A
     request that waits longer than ``wait`` for the BMC to finish
     another fails as a connection error saying so (the power sync backs
-    off from the BMC)."""
+    off from the BMC).  Requests stay at the BMC (``_at_home``)."""
     import requests
 
     from baremetal.drivers.modules.redfish import lean_get
 
     send = session.request
+    own = _at_home(session, address)
 
     def request(method, url, *args, **kwargs):
+        url = own(url)
         if not gate.lock.acquire(timeout=wait):
             raise requests.exceptions.RequestException(
                 'the BMC at %s is still busy with an earlier request '
