@@ -13,10 +13,12 @@ interfaces ask for: the service root, SessionService (sessions are
 accepted and not checked), the Systems collection, a System (GET,
 PATCH of Boot), its Reset action, its SecureBoot resource, its BIOS
 attributes and what the ``redfish`` inspect interface reads (a
-processor, a NIC, the memory), and a RAID controller of four drives
-whose volumes the ``redfish`` RAID interface builds and deletes (at
-once, or through a task monitor where the system's ``raid_tasks`` is
-set).
+processor, a NIC, the memory); where a system's ``storage`` is set, a
+RAID controller of four drives whose volumes the ``redfish`` RAID
+interface builds and deletes (at once, or through a task monitor where
+its ``raid_tasks`` is set); where its ``manager`` is set, a Manager
+(the BMC's firmware version) with a CD and a USB stick of virtual
+media.
 A system's ``odd`` (a function of the System's document, returning
 another document, the raw bytes of the answer, or a tuple of the
 answer's status, body and headers) makes its BMC answer that instead,
@@ -25,9 +27,10 @@ for tests of BMCs that send what no Redfish service should;
 processor and NIC, ``odd_storages``, ``odd_storage``, ``odd_drive``,
 ``odd_volumes``, ``odd_volume`` and ``odd_task`` for its Storage
 collection, controller, drives, Volumes collection, volumes and the
-tasks' final answers.  Requests are counted per system.  With a TLS
-context the BMCs speak HTTPS, as real ones do (the handshake in the
-connection's thread).
+tasks' final answers, ``odd_manager``, ``odd_vmedia_list`` and
+``odd_vmedia`` for its Manager and virtual media.  Requests are
+counted per system.  With a TLS context the BMCs speak HTTPS, as real
+ones do (the handshake in the connection's thread).
 
 ``AgentFleet`` stands in for the agents: one HTTP server answers IPA's
 command API for every node under ``/agent/<node uuid>``.  An agent
@@ -262,12 +265,14 @@ class RedfishFleet:
                 path = urllib.parse.urlsplit(self.path).path.rstrip('/')
                 parts = path.split('/')[3:]     # after /redfish/v1
                 block = self.server.fleet_systems
-                sid = parts[1] if len(parts) > 1 and parts[0] == 'Systems' \
-                    else None
+                # a system's resources, and its manager's (of its id)
+                sid = parts[1] if len(parts) > 1 and parts[0] in (
+                    'Systems', 'Managers') else None
                 with fleet.lock:
                     key = sid if sid in block else block[0]
                     fleet.counts[key] += 1
-                    if sid in block and len(parts) == 2 and method == 'GET':
+                    if sid in block and len(parts) == 2 and method == 'GET' \
+                            and parts[0] == 'Systems':
                         fleet.gets[sid].append(time.monotonic())
                 if error_rate and random.random() < error_rate:
                     with fleet.lock:
@@ -282,7 +287,8 @@ class RedfishFleet:
                 # the path's other ids (a session, a drive, a task)
                 ids = tuple(p for i, p in enumerate(parts)
                             if route[1][i] == '{}' and
-                            not (i == 1 and parts[0] == 'Systems'))
+                            not (i == 1 and parts[0] in ('Systems',
+                                                         'Managers')))
                 fn = ROUTES.get(route)
                 with fleet.lock:
                     name = '%s /%s' % (method, '/'.join(route[1]))
@@ -317,10 +323,10 @@ def _answered(answer: tuple) -> tuple:
 
 def _variable(parts: list[str], i: int, sid: str | None) -> bool:
     """Whether the path's part ``i`` is an id (a route's ``{}``)."""
-    if parts[0] == 'Systems':
+    if parts[0] in ('Systems', 'Managers'):
         return (i == 1 and parts[1] == sid) or (
             i in (3, 5) and parts[i - 1] in ('Storage', 'Drives',
-                                             'Volumes'))
+                                             'Volumes', 'VirtualMedia'))
     return (i == 1 and parts[0] == 'TaskMonitors') or (
         i == 2 and parts[:2] == ['SessionService', 'Sessions'])
 
@@ -402,10 +408,14 @@ def _system(fleet, block, sid, body):
         'MemorySummary': {'TotalSystemMemoryGiB': MEMORY_GIB},
         'Processors': {'@odata.id': base + '/Processors'},
         'EthernetInterfaces': {'@odata.id': base + '/EthernetInterfaces'},
-        'Storage': {'@odata.id': base + '/Storage'},
         'Actions': {'#ComputerSystem.Reset': {
             'target': base + '/Actions/ComputerSystem.Reset',
             'ResetType@Redfish.AllowableValues': RESETS}}}
+    if s.get('storage'):
+        doc['Storage'] = {'@odata.id': base + '/Storage'}
+    if s.get('manager'):
+        doc['Links'] = {'ManagedBy': [
+            {'@odata.id': '/redfish/v1/Managers/%s' % sid}]}
     return 200, _as_set(fleet, sid, 'odd', doc), ()
 
 
@@ -657,6 +667,63 @@ def _task_monitor(fleet, block, sid, body, tid):
     return 200, _as_set(fleet, task['sid'], 'odd_task', doc), ()
 
 
+# a system's manager (where its ``manager`` is set): the BMC's firmware
+# version, and a CD and a USB stick of virtual media
+MANAGER_FIRMWARE = '2.5.1'
+VMEDIA = {'CD1': ['CD', 'DVD'], 'USB1': ['USBStick']}
+
+
+def _manager(fleet, block, sid, body):
+    base = '/redfish/v1/Managers/%s' % sid
+    return 200, _as_set(fleet, sid, 'odd_manager', {
+        '@odata.id': base, '@odata.type': '#Manager.v1_5_0.Manager',
+        'Id': sid, 'Name': 'Manager of %s' % sid, 'ManagerType': 'BMC',
+        'FirmwareVersion': MANAGER_FIRMWARE, 'Model': 'Fleet double',
+        'VirtualMedia': {'@odata.id': base + '/VirtualMedia'},
+        'Links': {'ManagerForServers': [
+            {'@odata.id': '/redfish/v1/Systems/%s' % sid}]}}), ()
+
+
+def _vmedia_list(fleet, block, sid, body):
+    return 200, _as_set(fleet, sid, 'odd_vmedia_list', _members(
+        '/redfish/v1/Managers/%s/VirtualMedia' % sid, sorted(VMEDIA))), ()
+
+
+def _vmedia(fleet, block, sid, body, device):
+    if device not in VMEDIA:
+        return 404, _error('no such virtual media'), ()
+    base = '/redfish/v1/Managers/%s/VirtualMedia/%s' % (sid, device)
+    with fleet.lock:
+        image = fleet.systems[sid].setdefault('media', {}).get(device)
+    actions = base + '/Actions/VirtualMedia.'
+    return 200, _as_set(fleet, sid, 'odd_vmedia', {
+        '@odata.id': base, '@odata.type':
+        '#VirtualMedia.v1_3_0.VirtualMedia', 'Id': device, 'Name': device,
+        'MediaTypes': VMEDIA[device], 'Image': image,
+        'Inserted': image is not None, 'WriteProtected': True,
+        'ConnectedVia': 'URI' if image else 'NotConnected',
+        'Actions': {
+            '#VirtualMedia.InsertMedia': {'target': actions + 'InsertMedia'},
+            '#VirtualMedia.EjectMedia': {'target': actions + 'EjectMedia'}},
+    }), ()
+
+
+def _insert_media(fleet, block, sid, body, device):
+    if device not in VMEDIA or not isinstance(body.get('Image'), str):
+        return 400, _error('no such device, or no Image'), ()
+    with fleet.lock:
+        fleet.systems[sid].setdefault('media', {})[device] = body['Image']
+    return 204, None, ()
+
+
+def _eject_media(fleet, block, sid, body, device):
+    if device not in VMEDIA:
+        return 404, _error('no such virtual media'), ()
+    with fleet.lock:
+        fleet.systems[sid].setdefault('media', {}).pop(device, None)
+    return 204, None, ()
+
+
 ROUTES = {
     ('GET', ()): _root,
     ('GET', ('SessionService',)): _session_service,
@@ -682,6 +749,13 @@ ROUTES = {
     ('DELETE', ('Systems', '{}', 'Storage', '{}', 'Volumes', '{}')):
         _delete_volume,
     ('GET', ('TaskMonitors', '{}')): _task_monitor,
+    ('GET', ('Managers', '{}')): _manager,
+    ('GET', ('Managers', '{}', 'VirtualMedia')): _vmedia_list,
+    ('GET', ('Managers', '{}', 'VirtualMedia', '{}')): _vmedia,
+    ('POST', ('Managers', '{}', 'VirtualMedia', '{}', 'Actions',
+              'VirtualMedia.InsertMedia')): _insert_media,
+    ('POST', ('Managers', '{}', 'VirtualMedia', '{}', 'Actions',
+              'VirtualMedia.EjectMedia')): _eject_media,
 }
 
 

@@ -89,7 +89,8 @@ def test_links_and_redirects_to_another_host_are_not_followed(
         api, elsewhere, auth):
     fleet = fleet_doubles.RedfishFleet(2)
     try:
-        fleet.systems['sys-00000']['odd'] = _links_elsewhere(elsewhere.url)
+        fleet.systems['sys-00000'].update(
+            storage=True, odd=_links_elsewhere(elsewhere.url))
         fleet.systems['sys-00001']['odd'] = _redirect_elsewhere(
             elsewhere.url)
         sweeps = {}

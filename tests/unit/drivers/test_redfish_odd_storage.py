@@ -181,7 +181,7 @@ def _drive(api, fleet, name: str, index: int) -> odd_systems.Sweep:
     odd = ODD[name]
     if odd.key:
         fleet.systems[sid][odd.key] = odd_systems._checked(odd.odd, name)
-    fleet.systems[sid]['raid_tasks'] = odd.tasks
+    fleet.systems[sid].update(storage=True, raid_tasks=odd.tasks)
     node = api.create_node(
         driver='redfish', name='odd-%s' % name, raid_interface='redfish',
         inspect_interface='redfish',

@@ -7,12 +7,12 @@ and ``disk`` (a USB stick).
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.common import storable
 from baremetal.drivers.modules.redfish import client
 
 # device type -> the Redfish MediaTypes that serve it
 MEDIA_TYPES = {'cdrom': ('CD', 'DVD'), 'floppy': ('Floppy',),
                'disk': ('USBStick',)}
-
 
 
 def _value(x):
@@ -56,12 +56,23 @@ def devices(task, system, device_type: str) -> list:
     return found
 
 
+def _shown(value):
+    """What a BMC reported, as the API can show it: texts with NUL
+    characters and lone surrogates escaped (no JSON encoder writes a
+    lone surrogate), a long one cut."""
+    if isinstance(value, str):
+        return storable.bounded(value, 2048)
+    return storable.deep(value)
+
+
 def describe(task, system) -> list[dict]:
-    """What GET /v1/nodes/{node}/vmedia shows (API 1.93)."""
+    """What GET /v1/nodes/{node}/vmedia shows (API 1.93): what the BMC
+    reports."""
     conf = task.conductor.conf
     with client.call(task.node, conf, 'list virtual media'):
-        return [{'media_types': [_value(t) for t in (vm.media_types or ())],
-                 'inserted': bool(vm.inserted), 'image': vm.image}
+        return [{'media_types': [_shown(_value(t))
+                                 for t in (vm.media_types or ())],
+                 'inserted': bool(vm.inserted), 'image': _shown(vm.image)}
                 for vm in _all(task, system)]
 
 
