@@ -7,6 +7,7 @@ Ironic's error body via ``errors.render``.
 """
 
 import functools
+import json
 import re
 import urllib.parse
 
@@ -28,6 +29,7 @@ from baremetal.api import request_metrics
 from baremetal.api import ui
 from baremetal.api import versions
 from baremetal.common import exception
+from baremetal.common import storable
 
 LOG = log.getLogger(__name__)
 
@@ -102,8 +104,15 @@ _V1_RESOURCES = frozenset((
 
 def _dumps(obj) -> bytes:
     # orjson: a 2.5 MB node detail page encodes in a tenth of the time
-    return orjson.dumps(obj, default=str,
-                        option=orjson.OPT_PASSTHROUGH_DATETIME)
+    try:
+        return orjson.dumps(obj, default=str,
+                            option=orjson.OPT_PASSTHROUGH_DATETIME)
+    except orjson.JSONEncodeError:
+        # what orjson does not write, passed on from a peer by a driver
+        # (a BMC's or an agent's answer): a lone UTF-16 surrogate (as its
+        # escape, as stored texts have it) or an integer beyond 64 bits
+        return json.dumps(storable.deep(obj), default=str,
+                          separators=(',', ':')).encode()
 
 # pecan inspects the controller's signature on every request to drop
 # unexpected keyword arguments; our one controller never changes, so

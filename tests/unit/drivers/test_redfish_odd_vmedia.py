@@ -107,6 +107,8 @@ ODD = {
                                            b'"Image": "\\udfff",'),
                                      listed=['\\udfff']),
     'device-image-number': Device(_set(('Image',), 7), listed=[7]),
+    'device-image-big-int': Device(_set(('Image',), 2 ** 70),
+                                   listed=[2 ** 70]),
     'device-image-object': Device(_set(('Image',), {'url': IMAGE}),
                                   listed=[{'url': IMAGE}]),
     # every device says 'yes', holding an image or not
