@@ -19,6 +19,8 @@ interface builds and deletes (at once, or through a task monitor where
 its ``raid_tasks`` is set); where its ``manager`` is set, a Manager
 (the BMC's firmware version) with a CD and a USB stick of virtual
 media.
+A system's ``busy_writes`` makes its BMC answer that many of its next
+writes (POST, PATCH, DELETE) 503, taking none of them.
 A system's ``odd`` (a function of the System's document, returning
 another document, the raw bytes of the answer, or a tuple of the
 answer's status, body and headers) makes its BMC answer that instead,
@@ -274,7 +276,8 @@ class RedfishFleet:
                     if sid in block and len(parts) == 2 and method == 'GET' \
                             and parts[0] == 'Systems':
                         fleet.gets[sid].append(time.monotonic())
-                if error_rate and random.random() < error_rate:
+                if (error_rate and random.random() < error_rate) or \
+                        _busy(fleet, block, sid, method):
                     with fleet.lock:
                         fleet.injected += 1
                     return self._send(503, _error('injected failure'))
@@ -313,6 +316,19 @@ class RedfishFleet:
                 self._serve('DELETE')
 
         return Handler
+
+
+def _busy(fleet, block, sid, method: str) -> bool:
+    """Whether this write is one of the first ``busy_writes`` of the
+    system's, which its BMC answers 503 (it takes none of them)."""
+    if method == 'GET' or sid not in block:
+        return False
+    with fleet.lock:
+        system = fleet.systems[sid]
+        busy = system.get('busy_writes', 0)
+        if busy:
+            system['busy_writes'] = busy - 1
+    return bool(busy)
 
 
 def _answered(answer: tuple) -> tuple:

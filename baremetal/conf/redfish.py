@@ -10,8 +10,9 @@ opts = [
     cfg.IntOpt('connection_attempts', default=5, min=1,
                help='How many times a Redfish request is tried when the '
                     'BMC cannot be reached (in all, connecting included); '
-                    'a request the BMC answers with a server error (5xx) '
-                    'is retried as many times.'),
+                    'a read the BMC answers with a server error (5xx), '
+                    'and any request it answers 503 (it did not take '
+                    'it), is tried as many times.'),
     cfg.IntOpt('connection_retry_interval', default=2, min=0,
                help='Seconds between two such attempts.'),
     cfg.IntOpt('connection_timeout', default=60, min=1,

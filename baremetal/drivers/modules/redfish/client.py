@@ -162,13 +162,20 @@ def _at_home(session, address: str):
     return own
 
 
-def _gated(session, gate: bmc_gates.Gate, address: str,
-           wait: float) -> None:
+def _gated(session, gate: bmc_gates.Gate, address: str, wait: float,
+           attempts: int = 1, interval: float = 0.0) -> None:
     """Make ``session`` take ``gate`` around each request.  sushy's
     retries and pauses run between requests, outside the gate.  A
     request that waits longer than ``wait`` for the BMC to finish
     another fails as a connection error saying so (the power sync backs
-    off from the BMC).  Requests stay at the BMC (``_at_home``)."""
+    off from the BMC).  Requests stay at the BMC (``_at_home``).
+
+    A write (a reset, a boot device, virtual media, settings) the BMC
+    answers 503 is sent again, up to ``attempts`` times in all,
+    ``interval`` seconds apart, outside the gate: 503 says the BMC did
+    not take the request (busy, starting), so asking again acts once.
+    sushy retries reads answered with any 5xx itself, and no write (a
+    500 or a gateway's 502/504 may come after the BMC acted)."""
     import requests
 
     from baremetal.drivers.modules.redfish import lean_get
@@ -176,8 +183,7 @@ def _gated(session, gate: bmc_gates.Gate, address: str,
     send = session.request
     own = _at_home(session, address)
 
-    def request(method, url, *args, **kwargs):
-        url = own(url)
+    def once(method, url, *args, **kwargs):
         if not gate.lock.acquire(timeout=wait):
             raise requests.exceptions.RequestException(
                 'the BMC at %s is still busy with an earlier request '
@@ -192,6 +198,20 @@ def _gated(session, gate: bmc_gates.Gate, address: str,
             return send(method, url, *args, **kwargs)
         finally:
             gate.lock.release()
+
+    def request(method, url, *args, **kwargs):
+        url = own(url)
+        for attempt in range(1, attempts + 1):
+            response = once(method, url, *args, **kwargs)
+            if response.status_code != 503 or method == 'GET' or \
+                    attempt == attempts:
+                return response
+            LOG.warning('The BMC at %s answered %s %s with 503 (attempt '
+                        '%d of %d); asking again in %s seconds', address,
+                        method, storable.bounded(url, 200), attempt,
+                        attempts, interval)
+            time.sleep(interval)
+        raise AssertionError('unreachable')
 
     session.request = request
 
@@ -290,7 +310,9 @@ def _connect(info: Info, conf):
         # flight (up to its timeout) and one more for good measure
         _gated(session, bmc_gates.gate(
             endpoint({'redfish_address': info.address}) or info.address),
-            info.address, 2.0 * r.connection_timeout)
+            info.address, 2.0 * r.connection_timeout,
+            attempts=r.connection_attempts,
+            interval=r.connection_retry_interval)
     root = sushy.Sushy(
         info.address, connector=conn,
         auth=cls(username=info.username, password=info.password))
