@@ -36,6 +36,18 @@ import urllib3
 from urllib3 import exceptions as ux
 
 PORTS = {'http': 80, 'https': 443}
+# the largest answer read from a peer, as sent and once decoded: a BMC
+# or an agent that sends more (an endless stream, a gzip bomb) is an
+# error, not the conductor's memory.  A BIOS attribute registry is a
+# few MB, an agent's collected logs tens of MB.  (Requests sent through
+# ``requests`` are read with ``read_all``, to the same bound.)
+MAX_BODY = 256 << 20
+
+
+def _too_large(size: int) -> rx.RequestException:
+    return rx.ContentDecodingError(
+        'the answer is larger than %d MiB, more than any Redfish resource '
+        'or agent answer: not read further' % (size >> 20))
 
 _CONTEXTS: dict = {}
 _CONTEXTS_LOCK = threading.Lock()
@@ -127,26 +139,53 @@ def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
 
 
 def answer(conn) -> tuple:
-    """(http.client response, body) as urllib3 reads them."""
+    """(http.client response, body) as urllib3 reads them, at most
+    ``MAX_BODY`` bytes of it."""
     with errors(rx.ReadTimeout, rx.ConnectionError):
         raw = conn.getresponse()
     with errors(rx.ConnectionError, rx.ChunkedEncodingError):
-        body = raw.read()
+        body = raw.read(MAX_BODY + 1)
+        if len(body) <= MAX_BODY and raw.length:
+            # shorter than its Content-Length (read() of it all says
+            # so; a read of some does not)
+            raise http.client.IncompleteRead(body, raw.length)
+    if len(body) > MAX_BODY:
+        raise _too_large(MAX_BODY)
     return raw, body
 
 
+def read_all(response) -> None:
+    """Read the body of a ``requests`` response sent with
+    ``stream=True``, at most ``MAX_BODY`` bytes once decoded (as
+    ``answer`` and ``decoded`` read theirs), into ``response.content``."""
+    chunks, size = [], 0
+    for chunk in response.iter_content(1 << 16):
+        size += len(chunk)
+        if size > MAX_BODY:
+            response.close()
+            raise _too_large(MAX_BODY)
+        chunks.append(chunk)
+    response._content = b''.join(chunks)
+    response._content_consumed = True
+    response.close()
+
+
 def decoded(raw, body: bytes) -> bytes:
-    """The body with its Content-Encoding undone, by urllib3."""
+    """The body with its Content-Encoding undone, by urllib3 (at most
+    ``MAX_BODY`` bytes of it)."""
     if raw.getheader('content-encoding', 'identity').strip().lower() \
             == 'identity':
         return body
     try:
-        return urllib3.HTTPResponse(
+        out = urllib3.HTTPResponse(
             body=io.BytesIO(body), headers=raw.getheaders(),
             status=raw.status, preload_content=False,
-            decode_content=True).read()
+            decode_content=True).read(MAX_BODY + 1)
     except ux.DecodeError as e:
         raise rx.ContentDecodingError(e)
+    if len(out) > MAX_BODY:
+        raise _too_large(MAX_BODY)
+    return out
 
 
 def exchange(method: str, url: str, headers: dict, body: bytes | None,

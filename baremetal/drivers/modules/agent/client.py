@@ -221,7 +221,9 @@ class Client:
                                         verify, timeout)
         resp = _session().request(
             method, url, data=data, headers=headers, timeout=timeout,
-            verify=verify, proxies=proxies, allow_redirects=False)
+            verify=verify, proxies=proxies, allow_redirects=False,
+            stream=True)
+        direct_http.read_all(resp)
         return resp.status_code, resp.content, resp.encoding or ''
 
     # ---- commands ----

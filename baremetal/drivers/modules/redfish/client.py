@@ -25,6 +25,7 @@ from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import storable
 from baremetal.drivers.modules import bmc_gates
+from baremetal.drivers.modules import direct_http
 from baremetal.drivers.modules import driver_info
 
 LOG = log.getLogger(__name__)
@@ -195,7 +196,10 @@ def _gated(session, gate: bmc_gates.Gate, address: str, wait: float,
                 response = lean_get.send(session, url, method, **kwargs)
                 if response is not None:
                     return response
-            return send(method, url, *args, **kwargs)
+            # read here, to direct_http's bound, not by requests whole
+            response = send(method, url, *args, **dict(kwargs, stream=True))
+            direct_http.read_all(response)
+            return response
         finally:
             gate.lock.release()
 
