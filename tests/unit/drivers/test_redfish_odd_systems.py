@@ -204,11 +204,18 @@ def api(request, tmp_path):
     h.close()
 
 
-@pytest.fixture
-def fleet(api):
-    f = fleet_doubles.RedfishFleet(len(ODD))
-    yield f
-    f.stop()
+def sized_fleet(count: int):
+    """A ``fleet`` fixture: the fleet's Redfish double of ``count``
+    systems."""
+    @pytest.fixture
+    def fleet(api):
+        f = fleet_doubles.RedfishFleet(count)
+        yield f
+        f.stop()
+    return fleet
+
+
+fleet = sized_fleet(len(ODD))
 
 
 def _message(body) -> str:
@@ -260,9 +267,6 @@ BROKEN: list[str] = []
 
 
 def _checked(odd, name: str):
-    if odd is None:
-        return None
-
     def checked(doc):
         try:
             return odd(doc)
@@ -272,21 +276,29 @@ def _checked(odd, name: str):
     return checked
 
 
-def _drive(api, fleet, name: str, index: int) -> Sweep:
+def odd_node(api, fleet, index: int, name: str, key: str, odd,
+             system: dict | None = None, **fields) -> Sweep:
+    """A node (of ``fields``) of the fleet's system ``index``, whose
+    resource ``key`` answers what ``odd`` makes of it (none: as sent)
+    and which has ``system``'s settings (the double's ``storage``...)."""
     sid = 'sys-%05d' % index
-    odd = ODD[name]
-    if isinstance(odd, Other):
-        fleet.systems[sid][odd.key] = _checked(odd.odd, name)
-    else:
-        fleet.systems[sid]['odd'] = _checked(odd, name)
+    fleet.systems[sid].update(system or {})
+    if odd is not None:
+        fleet.systems[sid][key] = _checked(odd, name)
     node = api.create_node(
-        driver='redfish', name='odd-%s' % name, inspect_interface='redfish',
-        bios_interface='redfish',
+        driver='redfish', name='odd-%s' % name,
         driver_info={'redfish_address': fleet.address(sid),
                      'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
                      'redfish_username': 'admin',
-                     'redfish_password': 'password'})
-    sweep = Sweep(api, node['uuid'])
+                     'redfish_password': 'password'}, **fields)
+    return Sweep(api, node['uuid'])
+
+
+def _drive(api, fleet, name: str, index: int) -> Sweep:
+    odd = ODD[name]
+    key, odd = (odd.key, odd.odd) if isinstance(odd, Other) else ('odd', odd)
+    sweep = odd_node(api, fleet, index, name, key, odd,
+                     inspect_interface='redfish', bios_interface='redfish')
     sweep.call('GET', '/v1/nodes/%s/validate')
     if sweep.call('PUT', POWER_PATH, {'target': 'power on'})[0] == 202:
         sweep.settle()

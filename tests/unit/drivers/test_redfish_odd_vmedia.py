@@ -17,7 +17,6 @@ Each odd answer also has the outcome it must have."""
 
 from concurrent import futures
 
-import pytest
 
 from tests import fleet as test_fleet
 from tests import harness
@@ -123,26 +122,13 @@ ODD = {
 }
 
 
-@pytest.fixture
-def fleet(api):
-    f = fleet_doubles.RedfishFleet(len(ODD))
-    yield f
-    f.stop()
+fleet = odd_systems.sized_fleet(len(ODD))
 
 
 def _drive(api, fleet, name: str, index: int) -> odd_systems.Sweep:
-    sid = 'sys-%05d' % index
     odd = ODD[name]
-    if odd.key:
-        fleet.systems[sid][odd.key] = odd_systems._checked(odd.odd, name)
-    fleet.systems[sid]['manager'] = True
-    node = api.create_node(
-        driver='redfish', name='odd-%s' % name,
-        driver_info={'redfish_address': fleet.address(sid),
-                     'redfish_system_id': '/redfish/v1/Systems/%s' % sid,
-                     'redfish_username': 'admin',
-                     'redfish_password': 'password'})
-    sweep = odd_systems.Sweep(api, node['uuid'])
+    sweep = odd_systems.odd_node(api, fleet, index, name, odd.key, odd.odd,
+                                 system={'manager': True})
     if sweep.call('PUT', '/v1/nodes/%s/states/provision',
                   {'target': 'manage'})[0] == 202:
         sweep.settle()
