@@ -21,11 +21,9 @@ BMC sent cannot be read, the step fails naming the resource; what it
 sends that is merely unusual (a volume's odd name, a task with no
 messages) is taken as it is."""
 
-from concurrent import futures
 
 
 from tests import fleet as test_fleet
-from tests import harness
 from tests.unit.drivers import test_redfish_odd_systems as odd_systems
 
 fleet_doubles = test_fleet.doubles()
@@ -218,17 +216,11 @@ def test_odd_raid_resources_fail_the_step_naming_the_bmc(api, fleet):
     and MariaDB those whose texts or numbers reach a column (a volume's
     name and size in raid_config, a task's message in last_error; odd
     ids are refused before anything is stored)."""
-    odd_systems.BROKEN.clear()
     stored = [n for n in ODD if n.startswith(('as-sent', 'volume-name-',
                                               'task-message-'))
               or n == 'volume-capacity-huge']
-    names = list(ODD) if api.db_kind == 'sqlite' else stored
-    with harness.ErrorRecords().watching() as records, \
-            futures.ThreadPoolExecutor(16) as pool:
-        running = {n: pool.submit(_drive, api, fleet, n, i)
-                   for i, n in enumerate(ODD) if n in names}
-        sweeps = {n: f.result() for n, f in running.items()}
-    assert odd_systems.BROKEN == []
+    sweeps, records = odd_systems.sweep(
+        api, fleet, ODD, ODD if api.db_kind == 'sqlite' else stored, _drive)
     problems = []
     for name, sweep in sweeps.items():
         problems += odd_systems.problems(api, name, sweep)

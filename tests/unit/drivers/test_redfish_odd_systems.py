@@ -315,16 +315,21 @@ def _drive(api, fleet, name: str, index: int) -> Sweep:
     return sweep
 
 
-def _sweep(api, fleet, names) -> tuple[dict, harness.ErrorRecords]:
-    """The odd Systems of ``names`` driven once each, with the
-    service's log records."""
+def sweep(api, fleet, odd: dict, names, drive
+          ) -> tuple[dict, harness.ErrorRecords]:
+    """The odd answers of ``names`` (keys of ``odd``, each the fleet's
+    system of its place in ``odd``) driven once each by ``drive(api,
+    fleet, name, index)``: their Sweeps, with the service's log
+    records."""
+    BROKEN.clear()
     # the nodes side by side (a BMC that never reports the power state
     # asked for takes power_state_change_timeout)
     with harness.ErrorRecords().watching() as records, \
             futures.ThreadPoolExecutor(16) as pool:
-        running = {name: pool.submit(_drive, api, fleet, name, i)
-                   for i, name in enumerate(ODD) if name in names}
+        running = {name: pool.submit(drive, api, fleet, name, i)
+                   for i, name in enumerate(odd) if name in names}
         out = {name: f.result() for name, f in running.items()}
+    assert BROKEN == []
     return out, records
 
 
@@ -398,10 +403,8 @@ def test_odd_systems_are_answered_naming_the_bmc_and_stop_no_node(
     sweep once per xdist worker): every odd System on SQLite, on
     PostgreSQL and MariaDB those whose texts or numbers a database may
     refuse (``STORED``; the rest takes the same paths everywhere)."""
-    BROKEN.clear()
-    sweeps, records = _sweep(api, fleet, ODD if api.db_kind == 'sqlite'
-                             else STORED)
-    assert BROKEN == []
+    sweeps, records = sweep(api, fleet, ODD, ODD if api.db_kind == 'sqlite'
+                            else STORED, _drive)
     _check_as_sent(api, sweeps['as-sent'])
     problems = [p for name, sweep in sweeps.items() if name != 'as-sent'
                 for p in _problems(api, name, sweep)]

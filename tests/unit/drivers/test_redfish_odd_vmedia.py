@@ -15,11 +15,9 @@ the BMC (never "An internal error occurred"), no work ends in an
 unexpected exception, no node is left locked or in a transient state.
 Each odd answer also has the outcome it must have."""
 
-from concurrent import futures
 
 
 from tests import fleet as test_fleet
-from tests import harness
 from tests.unit.drivers import test_redfish_odd_systems as odd_systems
 
 fleet_doubles = test_fleet.doubles()
@@ -179,15 +177,10 @@ def test_odd_managers_and_virtual_media_are_answered_naming_the_bmc(
     """One test per database: every odd answer on SQLite; on PostgreSQL
     and MariaDB those whose texts may reach a column (the firmware
     version, the model)."""
-    odd_systems.BROKEN.clear()
-    names = list(ODD) if api.db_kind == 'sqlite' else [
-        n for n in ODD if n == 'as-sent' or n.startswith('manager-')]
-    with harness.ErrorRecords().watching() as records, \
-            futures.ThreadPoolExecutor(16) as pool:
-        running = {n: pool.submit(_drive, api, fleet, n, i)
-                   for i, n in enumerate(ODD) if n in names}
-        sweeps = {n: f.result() for n, f in running.items()}
-    assert odd_systems.BROKEN == []
+    sweeps, records = odd_systems.sweep(
+        api, fleet, ODD, ODD if api.db_kind == 'sqlite' else [
+            n for n in ODD if n == 'as-sent' or n.startswith('manager-')],
+        _drive)
     problems = []
     for name, sweep in sweeps.items():
         problems += odd_systems.problems(api, name, sweep)
