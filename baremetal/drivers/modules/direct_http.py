@@ -27,6 +27,7 @@ import os
 import socket
 import ssl
 import threading
+import time
 import urllib.parse
 import warnings
 
@@ -109,9 +110,57 @@ def errors(timeout: type, broken: type):
         raise broken(e)
 
 
+class _Bounded:
+    """A connection's socket whose every receive ends by one deadline,
+    the read timeout after the connection was set up: a peer that
+    trickles its answer (a byte now and then, each within the read
+    timeout, as a per-receive timeout allows for ever) cannot hold the
+    request, its worker and its BMC's turn beyond the timeout the
+    request was given.  Everything else is the socket's."""
+
+    def __init__(self, sock, seconds: float) -> None:
+        self._sock = sock
+        self._deadline = time.monotonic() + seconds
+        self._seconds = seconds
+        # as a socket: closed once closed and its files are (http.client
+        # closes the connection before it reads an answer that ends it)
+        self._io_refs = 0
+        self._closed = False
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+    def recv_into(self, *args):
+        left = self._deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            self._sock.settimeout(left)
+            return self._sock.recv_into(*args)
+        except TimeoutError:
+            raise TimeoutError('the answer did not arrive within %g '
+                               'seconds' % self._seconds) from None
+
+    def makefile(self, mode='rb', buffering=-1):
+        # what socket.makefile('rb') makes, on this object's receives
+        self._io_refs += 1
+        return io.BufferedReader(socket.SocketIO(self, 'rb'))
+
+    def _decref_socketios(self) -> None:
+        self._io_refs -= 1
+        if self._closed and self._io_refs <= 0:
+            self._sock.close()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._io_refs <= 0:
+            self._sock.close()
+
+
 def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
     """A connected ``http.client`` connection, TLS set up as urllib3
-    does (errors raised as requests raises them)."""
+    does (errors raised as requests raises them); its answer must
+    arrive within the read timeout (``_Bounded``)."""
     ctx = tls_context(verify) if scheme == 'https' else None
     addr = host[1:-1] if host.startswith('[') else host
     with errors(rx.ConnectTimeout, rx.ConnectionError):
@@ -133,7 +182,7 @@ def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
         sock.close()
         raise
     conn = http.client.HTTPConnection(addr, port)
-    conn.sock = sock
+    conn.sock = _Bounded(sock, timeouts[1]) if timeouts[1] else sock
     conn.default_port = PORTS[scheme]  # not named in the Host header
     return conn
 
