@@ -7,7 +7,10 @@ process that the server under test talks to.
   HTTP response whose body is not JSON (``garbage``), is JSON of the
   wrong shape (``wrongjson``) or nested deeper than a parser recurses
   (``deepjson``), answers bytes that are not HTTP at all
-  (``malformed``), or reads the request and never answers (``hang``).
+  (``malformed``), reads the request and never answers (``hang``), or
+  answers a byte every 0.2 s, its body after its headers (``trickle``,
+  300 bytes) or its header lines (``trickle-head``): a minute each, every
+  byte well within a read timeout.
   Changing the mode drops the connections already open, so a client's
   kept-alive connection meets the new behaviour.
 * ``UDPFault``: a UDP endpoint (an IPMI BMC) that forwards to a real
@@ -18,9 +21,15 @@ process that the server under test talks to.
 import os
 import socket
 import threading
+import time
 
 MODES = ('pass', 'close', 'garbage', 'wrongjson', 'deepjson', 'malformed',
-         'hang')
+         'hang', 'trickle', 'trickle-head')
+# what a trickling peer sends a byte at a time, one every TRICKLE_SECONDS
+TRICKLE_SECONDS = 0.2
+TRICKLED_BODY = b'{' + b' ' * 298 + b'}'
+TRICKLED_HEADER = b'X-Slow: ' + b'a' * 290 + b'\r\n'
+
 
 GARBAGE_BODY = b'<html><body>Service Temporarily Unavailable</body>'
 WRONG_JSON = b'["JSON", "but not what was asked for"]'
@@ -114,6 +123,8 @@ class TCPFault:
                              % len(body) + body)
             elif mode == 'malformed':
                 conn.sendall(b'\x00\x17SSH-2.0 nonsense\r\n\xff\xfe\r\n\r\n')
+            elif mode in ('trickle', 'trickle-head'):
+                self._trickle(conn, mode)
             elif mode == 'hang':
                 while not self._stopped and conn in self._conns:
                     if not conn.recv(65536):
@@ -126,6 +137,19 @@ class TCPFault:
                 with self._lock:
                     self._conns.discard(conn)
                 conn.close()
+
+    def _trickle(self, conn: socket.socket, mode: str) -> None:
+        conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json'
+                     b'\r\n')
+        drip = TRICKLED_HEADER
+        if mode == 'trickle':
+            conn.sendall(b'Content-Length: %d\r\n\r\n' % len(TRICKLED_BODY))
+            drip = TRICKLED_BODY
+        for byte in drip:
+            time.sleep(TRICKLE_SECONDS)
+            if self._stopped or conn not in self._conns:
+                return
+            conn.sendall(bytes([byte]))
 
     def _forward(self, conn: socket.socket) -> None:
         upstream = socket.create_connection(self.target, timeout=30)

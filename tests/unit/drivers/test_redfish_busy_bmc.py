@@ -15,16 +15,22 @@ RESET = 'POST /Systems/{}/Actions/ComputerSystem.Reset'
 PATCH = 'PATCH /Systems/{}'
 
 
-@pytest.fixture
-def api(tmp_path):
-    h = harness.Harness(tmp_path, overrides={
+def redfish_service(tmp_path, **redfish) -> harness.Harness:
+    """The service with the redfish hardware type (power, management)
+    and these [redfish] options."""
+    return harness.Harness(tmp_path, overrides={
         'enabled_hardware_types': ['redfish'],
         'enabled_power_interfaces': ['redfish'],
         'enabled_management_interfaces': ['redfish'],
         'enabled_boot_interfaces': ['ipxe'],
         'enabled_deploy_interfaces': ['direct'],
-        'redfish.connection_attempts': 3,
-        'redfish.connection_retry_interval': 0})
+        **{'redfish.' + k: v for k, v in redfish.items()}})
+
+
+@pytest.fixture
+def api(tmp_path):
+    h = redfish_service(tmp_path, connection_attempts=3,
+                        connection_retry_interval=0)
     yield h
     h.close()
 
