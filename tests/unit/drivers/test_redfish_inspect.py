@@ -28,6 +28,8 @@ class _Task:
 def _system():
     summary = types.SimpleNamespace(count=8, architecture='x86')
     return types.SimpleNamespace(
+        json={'SimpleStorage': {'@odata.id': '/redfish/v1/Systems/1/'
+                                             'SimpleStorage'}},
         processors=types.SimpleNamespace(summary=summary),
         memory_summary=types.SimpleNamespace(size_gib=16),
         simple_storage=types.SimpleNamespace(
@@ -58,3 +60,21 @@ def test_inspection_rules_see_an_inventory(monkeypatch):
     assert stored == [(7, inventory, {})]
     assert props['cpus'] == 8 and props['local_gb'] == 99
     assert ports == ['52:54:00:aa:00:01', '52:54:00:aa:00:02']
+
+
+
+def test_storage_the_system_does_not_link_is_not_asked_for(monkeypatch):
+    """Most BMCs lack SimpleStorage or Storage: what the System does not
+    link is not read (reading it failed, and counted among the BMC's
+    failed operations in the metrics, at every inspection)."""
+    system = _system()
+    system.json = {}
+    monkeypatch.setattr(client, 'get_system', lambda node, conf: system)
+    monkeypatch.setattr(client, 'call',
+                        lambda node, conf, what: contextlib.nullcontext())
+    monkeypatch.setattr(redfish_inspect.inventory_store, 'store',
+                        lambda *a: None)
+    task = _Task()
+    redfish_inspect.RedfishInspect().inspect_hardware(task)
+    inventory, _, props, _ = task.rules_saw
+    assert inventory['disks'] == [] and 'local_gb' not in props

@@ -77,7 +77,12 @@ class RedfishInspect(client.Interface, base.InspectInterface):
 
     @staticmethod
     def _disk_sizes(node, conf, system) -> list[int]:
-        for what in ('simple_storage', 'storage'):
+        for what, key in (('simple_storage', 'SimpleStorage'),
+                          ('storage', 'Storage')):
+            if key not in system.json:
+                # many BMCs (and the emulator) lack one of the two: not
+                # a BMC error
+                continue
             try:
                 with client.call(node, conf, 'read the disks (%s)' % what):
                     coll = getattr(system, what)
@@ -87,8 +92,7 @@ class RedfishInspect(client.Interface, base.InspectInterface):
                 if sizes:
                     return sorted(sizes)
             except exception.RedfishError as e:
-                # many BMCs (and the emulator) lack one of the two; one
-                # whose answer cannot be read is no disk sizes either
-                LOG.info('Node %s: no disk sizes from the BMC: %s',
-                         node.uuid, e)
+                # one whose answer cannot be read is no disk sizes
+                LOG.warning('Node %s: no disk sizes from the BMC: %s',
+                            node.uuid, e)
         return []
