@@ -57,12 +57,11 @@ def devices(task, system, device_type: str) -> list:
 
 
 def _shown(value):
-    """What a BMC reported, as the API can show it: texts with NUL
-    characters and lone surrogates escaped (no JSON encoder writes a
-    lone surrogate), a long one cut."""
-    if isinstance(value, str):
-        return storable.bounded(value, 2048)
-    return storable.deep(value)
+    """What a BMC reported, a long text cut (escaped as storable has
+    it); other values as they came (the API's encoder writes what orjson
+    will not)."""
+    return storable.bounded(value, 2048) if isinstance(value, str) \
+        else value
 
 
 def describe(task, system) -> list[dict]:
