@@ -115,9 +115,9 @@ def endpoint(driver_info: dict) -> tuple | None:
 
 
 def _origin(url: str) -> tuple:
-    u = urllib.parse.urlsplit(url)
-    return (u.hostname or '').lower(), u.port or (
-        443 if u.scheme.lower() == 'https' else 80)
+    """(host, port) of a URL, as ``endpoint`` reads an address; (None,
+    None) for one it cannot read."""
+    return (endpoint({'redfish_address': url}) or (None,) * 4)[2:]
 
 
 def _at_home(session, address: str):
