@@ -13,6 +13,7 @@ import logging
 import os
 import time
 
+import pytest
 import sqlalchemy as sa
 import webob
 from oslo_config import cfg
@@ -279,6 +280,26 @@ class Harness:
         uuid = self.make_manageable(**fields)
         self.provision(uuid, 'provide')
         return self.wait_for(uuid, 'available')
+
+
+# the databases baremetal supports; the sweeps that take long run on
+# SQLite with the unit tests and on the servers with the functional ones
+DATABASES = ('sqlite', 'postgresql', 'mysql')
+SERVER_DATABASES = DATABASES[1:]
+
+
+def on_databases(kinds, overrides: dict | None = None, name: str = 'api'):
+    """A pytest fixture ``name``: the harness (with ``overrides``) on each
+    database of ``kinds`` (a fresh one; PostgreSQL and MariaDB as
+    tests/services.py provides them), its ``db_kind`` saying which."""
+    @pytest.fixture(params=list(kinds), name=name)
+    def fixture(request, tmp_path):
+        h = Harness(tmp_path, overrides=overrides, db_url=services.db_url(
+            request.param, schema=True))
+        h.db_kind = request.param
+        yield h
+        h.close()
+    return fixture
 
 
 def error_message(body) -> str:

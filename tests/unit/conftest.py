@@ -10,13 +10,6 @@ def api(tmp_path):
     h.close()
 
 
-@pytest.fixture(params=['sqlite', 'postgresql', 'mysql'])
-def any_db_api(request, tmp_path):
-    """The harness on each database baremetal supports (a fresh one;
-    PostgreSQL and MariaDB as tests/services.py provides them)."""
-    from tests import services
-    h = harness.Harness(
-        tmp_path, db_url=services.db_url(request.param, schema=True))
-    h.db_kind = request.param
-    yield h
-    h.close()
+# each database baremetal supports
+any_db_api = harness.on_databases(harness.DATABASES,
+                                  name='any_db_api')
