@@ -18,7 +18,12 @@ RAID controller of four drives whose volumes the ``redfish`` RAID
 interface builds and deletes (at once, or through a task monitor where
 its ``raid_tasks`` is set); where its ``manager`` is set, a Manager
 (the BMC's firmware version) with a CD and a USB stick of virtual
-media.
+media.  Its BIOS settings are staged (``Bios/Settings``) and applied at
+the system's next start (a restart, or on from off); ``Bios.ResetBios``
+stages the defaults.  The UpdateService's ``SimpleUpdate`` answers a
+task monitor whose task sets the BIOS version of its target system (the
+image's file name without its extension), or its Manager's firmware
+version where the file's name holds "bmc".
 A system's ``busy_writes`` makes its BMC answer that many of its next
 writes (POST, PATCH, DELETE) 503, taking none of them.
 A system's ``odd`` (a function of the System's document, returning
@@ -30,7 +35,13 @@ processor and NIC, ``odd_storages``, ``odd_storage``, ``odd_drive``,
 ``odd_volumes``, ``odd_volume`` and ``odd_task`` for its Storage
 collection, controller, drives, Volumes collection, volumes and the
 tasks' final answers, ``odd_manager``, ``odd_vmedia_list`` and
-``odd_vmedia`` for its Manager and virtual media.  Requests are
+``odd_vmedia`` for its Manager and virtual media, ``odd_update_service``
+and ``odd_bios_settings`` for its BMC's UpdateService and its staged
+BIOS settings; ``odd_simple_update``, ``odd_bios_patch`` and
+``odd_bios_reset`` (functions of the regular answer, a tuple of status,
+body and headers, returning another or a body) for the answers to a
+SimpleUpdate, a PATCH of the staged settings and a ResetBios, whose
+changes are made all the same.  Requests are
 counted per system.  With a TLS context the BMCs speak HTTPS, as real
 ones do (the handshake in the connection's thread).
 
@@ -264,8 +275,7 @@ class RedfishFleet:
                         fleet.busy_total -= 1
 
             def _answer(self, method, raw, error_rate):
-                path = urllib.parse.urlsplit(self.path).path.rstrip('/')
-                parts = path.split('/')[3:]     # after /redfish/v1
+                parts = _parts(self.path)
                 block = self.server.fleet_systems
                 # a system's resources, and its manager's (of its id)
                 sid = parts[1] if len(parts) > 1 and parts[0] in (
@@ -318,6 +328,15 @@ class RedfishFleet:
         return Handler
 
 
+def _parts(target: str) -> list[str]:
+    """A request's path after /redfish/v1, split; one of no route for a
+    path elsewhere."""
+    path = urllib.parse.urlsplit(target).path.rstrip('/')
+    if path != '/redfish/v1' and not path.startswith('/redfish/v1/'):
+        return ['(not Redfish)']
+    return path.split('/')[3:]
+
+
 def _busy(fleet, block, sid, method: str) -> bool:
     """Whether this write is one of the first ``busy_writes`` of the
     system's, which its BMC answers 503 (it takes none of them)."""
@@ -359,6 +378,7 @@ def _root(fleet, block, sid, body):
         'UUID': '00000000-0000-0000-0000-000000000000',
         'Systems': {'@odata.id': '/redfish/v1/Systems'},
         'SessionService': {'@odata.id': '/redfish/v1/SessionService'},
+        'UpdateService': {'@odata.id': '/redfish/v1/UpdateService'},
         'Links': {'Sessions': {
             '@odata.id': '/redfish/v1/SessionService/Sessions'}}}, ()
 
@@ -412,7 +432,7 @@ def _system(fleet, block, sid, body):
         '@odata.id': base, '@odata.type': '#ComputerSystem.v1_10_0.'
         'ComputerSystem', 'Id': sid, 'Name': sid, 'UUID': sid,
         'PowerState': s['power'], 'SystemType': 'Physical',
-        'BiosVersion': BIOS_VERSION,
+        'BiosVersion': s.get('bios_version', BIOS_VERSION),
         'Status': {'State': 'Enabled', 'Health': 'OK'},
         'Boot': {'BootSourceOverrideTarget': s['target'],
                  'BootSourceOverrideEnabled': s['enabled'],
@@ -464,11 +484,69 @@ def _processor(fleet, block, sid, body):
 
 
 def _bios(fleet, block, sid, body):
+    base = '/redfish/v1/Systems/%s/Bios' % sid
+    with fleet.lock:
+        current = dict(fleet.systems[sid].get('bios', BIOS))
     return 200, _as_set(fleet, sid, 'odd_bios', {
-        '@odata.id': '/redfish/v1/Systems/%s/Bios' % sid,
+        '@odata.id': base,
         '@odata.type': '#Bios.v1_0_0.Bios', 'Id': 'BIOS', 'Name': 'BIOS',
         'AttributeRegistry': 'BiosAttributeRegistry.v1_0_0',
-        'Attributes': dict(BIOS)}), ()
+        'Attributes': current,
+        '@Redfish.Settings': {
+            '@odata.type': '#Settings.v1_0_0.Settings',
+            'SettingsObject': {'@odata.id': base + '/Settings'}},
+        'Actions': {'#Bios.ResetBios': {
+            'target': base + '/Actions/Bios.ResetBios'}}}), ()
+
+
+def _bios_settings(fleet, block, sid, body):
+    """The settings staged for the system's next start."""
+    with fleet.lock:
+        s = fleet.systems[sid]
+        staged = dict(BIOS) if s.get('bios_reset') else \
+            dict(s.get('bios', BIOS))
+        staged.update(s.get('bios_staged') or {})
+    return 200, _as_set(fleet, sid, 'odd_bios_settings', {
+        '@odata.id': '/redfish/v1/Systems/%s/Bios/Settings' % sid,
+        '@odata.type': '#Bios.v1_0_0.Bios', 'Id': 'Settings',
+        'Name': 'BIOS settings staged', 'Attributes': staged}), ()
+
+
+def _written(fleet, sid: str, key: str, answer: tuple) -> tuple:
+    """A write's ``answer`` (status, body, headers), or what the
+    system's odd function of ``key`` makes of it."""
+    with fleet.lock:
+        odd = fleet.systems[sid].get(key)
+    if odd is None:
+        return answer
+    made = odd(answer)
+    return made if isinstance(made, tuple) else (answer[0], made, answer[2])
+
+
+def _patch_bios_settings(fleet, block, sid, body):
+    wanted = body.get('Attributes')
+    if not isinstance(wanted, dict) or set(wanted) - set(BIOS):
+        return 400, _error('no such BIOS settings: %r' % (wanted,)), ()
+    with fleet.lock:
+        fleet.systems[sid].setdefault('bios_staged', {}).update(wanted)
+    return _written(fleet, sid, 'odd_bios_patch', (204, None, ()))
+
+
+def _reset_bios(fleet, block, sid, body):
+    with fleet.lock:
+        s = fleet.systems[sid]
+        s['bios_reset'], s['bios_staged'] = True, {}
+    return _written(fleet, sid, 'odd_bios_reset', (204, None, ()))
+
+
+def _started(s: dict) -> None:
+    """A system starts: the BIOS settings staged apply (under the
+    fleet's lock)."""
+    if s.get('bios_reset'):
+        s['bios'] = dict(BIOS)
+    if s.get('bios_staged'):
+        s['bios'] = dict(s.get('bios', BIOS), **s['bios_staged'])
+    s['bios_reset'], s['bios_staged'] = False, {}
 
 
 def nic_mac(sid: str) -> str:
@@ -516,7 +594,10 @@ def _reset(fleet, block, sid, body):
         elif kind == 'PushPowerButton':
             s['power'] = 'Off' if was == 'On' else 'On'
         now = s['power']
-    restart = kind in ('GracefulRestart', 'ForceRestart') and now == 'On'
+        restart = kind in ('GracefulRestart', 'ForceRestart') and \
+            now == 'On'
+        if restart or (now == 'On' and was != 'On'):
+            _started(s)
     if restart:
         fleet.on_power(sid, False)
     if now != was or restart:
@@ -606,13 +687,13 @@ def _volume(fleet, block, sid, body, storage, volume):
         json.dumps(doc))), ()
 
 
-def _task(fleet, sid: str, change) -> tuple:
+def _task(fleet, sid: str, change, name: str = 'RAID') -> tuple:
     """202 and the monitor of a task that makes ``change`` once it
     ends."""
     tid = '%s.%d' % (sid, next(_IDS))
     with fleet.lock:
         fleet.tasks[tid] = {'sid': sid, 'polls': TASK_POLLS,
-                            'change': change}
+                            'change': change, 'name': name}
     return 202, None, (('Location', '/redfish/v1/TaskMonitors/' + tid),)
 
 
@@ -675,7 +756,8 @@ def _task_monitor(fleet, block, sid, body, tid):
     if task is None:
         return 404, _error('no such task'), ()
     doc = {'@odata.id': '/redfish/v1/TaskService/Tasks/' + tid,
-           '@odata.type': '#Task.v1_4_3.Task', 'Id': tid, 'Name': 'RAID',
+           '@odata.type': '#Task.v1_4_3.Task', 'Id': tid,
+           'Name': task['name'],
            'TaskState': 'Running' if running else 'Completed',
            'TaskStatus': 'OK', 'Messages': []}
     if running:
@@ -689,12 +771,52 @@ MANAGER_FIRMWARE = '2.5.1'
 VMEDIA = {'CD1': ['CD', 'DVD'], 'USB1': ['USBStick']}
 
 
+def _firmware(fleet, sid: str) -> str:
+    with fleet.lock:
+        return fleet.systems[sid].get('manager_firmware', MANAGER_FIRMWARE)
+
+
+# the BMC's UpdateService: SimpleUpdate of a BIOS (or, a file named
+# "bmc...", the BMC's firmware) through a task; its system is the one
+# Targets names, or the BMC's first
+UPDATE = '/redfish/v1/UpdateService'
+
+
+def _update_service(fleet, block, sid, body):
+    return 200, _as_set(fleet, block[0], 'odd_update_service', {
+        '@odata.id': UPDATE, '@odata.type':
+        '#UpdateService.v1_2_2.UpdateService', 'Id': 'UpdateService',
+        'Name': 'Update service', 'ServiceEnabled': True,
+        'Actions': {'#UpdateService.SimpleUpdate': {
+            'target': UPDATE + '/Actions/UpdateService.SimpleUpdate',
+            'TransferProtocol@Redfish.AllowableValues': ['HTTP',
+                                                         'HTTPS']}}}), ()
+
+
+def _simple_update(fleet, block, sid, body):
+    image, targets = body.get('ImageURI'), body.get('Targets') or []
+    target = block[0]
+    if isinstance(targets, list) and targets:
+        target = str(targets[0]).rstrip('/').rsplit('/', 1)[-1]
+    if not isinstance(image, str) or target not in block or \
+            body.get('TransferProtocol') not in ('HTTP', 'HTTPS'):
+        return 400, _error('no image, or no system of this BMC'), ()
+    name = image.rstrip('/').rsplit('/', 1)[-1]
+    version = name.rsplit('.', 1)[0]
+    field = 'manager_firmware' if 'bmc' in name else 'bios_version'
+
+    def change():
+        fleet.systems[target][field] = version
+    return _written(fleet, target, 'odd_simple_update',
+                    _task(fleet, target, change, 'Firmware update'))
+
+
 def _manager(fleet, block, sid, body):
     base = '/redfish/v1/Managers/%s' % sid
     return 200, _as_set(fleet, sid, 'odd_manager', {
         '@odata.id': base, '@odata.type': '#Manager.v1_5_0.Manager',
         'Id': sid, 'Name': 'Manager of %s' % sid, 'ManagerType': 'BMC',
-        'FirmwareVersion': MANAGER_FIRMWARE, 'Model': 'Fleet double',
+        'FirmwareVersion': _firmware(fleet, sid), 'Model': 'Fleet double',
         'VirtualMedia': {'@odata.id': base + '/VirtualMedia'},
         'Links': {'ManagerForServers': [
             {'@odata.id': '/redfish/v1/Systems/%s' % sid}]}}), ()
@@ -752,6 +874,10 @@ ROUTES = {
     ('GET', ('Systems', '{}', 'SecureBoot')): _secure_boot,
     ('PATCH', ('Systems', '{}', 'SecureBoot')): _patch_secure_boot,
     ('GET', ('Systems', '{}', 'Bios')): _bios,
+    ('GET', ('Systems', '{}', 'Bios', 'Settings')): _bios_settings,
+    ('PATCH', ('Systems', '{}', 'Bios', 'Settings')): _patch_bios_settings,
+    ('POST', ('Systems', '{}', 'Bios', 'Actions', 'Bios.ResetBios')):
+        _reset_bios,
     ('GET', ('Systems', '{}', 'Processors')): _processors,
     ('GET', ('Systems', '{}', 'Processors', 'CPU0')): _processor,
     ('GET', ('Systems', '{}', 'EthernetInterfaces')): _nics,
@@ -765,6 +891,9 @@ ROUTES = {
     ('DELETE', ('Systems', '{}', 'Storage', '{}', 'Volumes', '{}')):
         _delete_volume,
     ('GET', ('TaskMonitors', '{}')): _task_monitor,
+    ('GET', ('UpdateService',)): _update_service,
+    ('POST', ('UpdateService', 'Actions', 'UpdateService.SimpleUpdate')):
+        _simple_update,
     ('GET', ('Managers', '{}')): _manager,
     ('GET', ('Managers', '{}', 'VirtualMedia')): _vmedia_list,
     ('GET', ('Managers', '{}', 'VirtualMedia', '{}')): _vmedia,

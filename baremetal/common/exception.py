@@ -319,6 +319,11 @@ class RedfishServerError(RedfishError):
     bmc_unavailable = True
 
 
+class RedfishTaskGone(RedfishError):
+    """The BMC answers 404 for a task monitor it gave (a BMC that
+    restarted, or dropped a finished task)."""
+
+
 class RedfishSubscriptionNotFound(NotFound):
     _msg_fmt = ('Redfish delete_subscription failed for subscription '
                 '%(id)s on node %(node)s. Error: %(error)s')

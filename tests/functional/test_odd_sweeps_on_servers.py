@@ -11,13 +11,15 @@ from tests import harness
 from tests.unit.api import test_odd_input as odd_input
 from tests.unit.drivers import test_redfish_odd_storage as odd_storage
 from tests.unit.drivers import test_redfish_odd_systems as odd_systems
+from tests.unit.drivers import test_redfish_odd_updates as odd_updates
 from tests.unit.drivers import test_redfish_odd_vmedia as odd_vmedia
 
 db_api = harness.on_databases(harness.SERVER_DATABASES, name='db_api')
 api = harness.on_databases(harness.SERVER_DATABASES, odd_systems.SERVICE)
 # one fleet large enough for each sweep (each system its own odd answer)
 fleet = odd_systems.sized_fleet(max(
-    len(odd_systems.ODD), len(odd_storage.ODD), len(odd_vmedia.ODD)))
+    len(odd_systems.ODD), len(odd_storage.ODD), len(odd_vmedia.ODD),
+    len(odd_updates.ODD)))
 
 test_no_field_answers_odd_values_with_a_server_error = \
     odd_input.test_no_field_answers_odd_values_with_a_server_error
@@ -29,3 +31,5 @@ test_odd_raid_resources_fail_the_step_naming_the_bmc = \
     odd_storage.test_odd_raid_resources_fail_the_step_naming_the_bmc
 test_odd_managers_and_virtual_media_are_answered_naming_the_bmc = \
     odd_vmedia.test_odd_managers_and_virtual_media_are_answered_naming_the_bmc
+test_odd_updates_and_bios_settings_fail_their_step_naming_the_bmc = \
+    odd_updates.test_odd_updates_and_bios_settings_fail_their_step_naming_the_bmc

@@ -115,6 +115,10 @@ class _Conn:
         conn = self
 
         class _Service:
+            json = {'Actions': {'#UpdateService.SimpleUpdate': {
+                'target': '/redfish/v1/UpdateService/Actions/'
+                          'UpdateService.SimpleUpdate'}}}
+
             def simple_update(self, url, targets=None,
                               transfer_protocol=None):
                 conn.updates.append((url, targets,

@@ -31,6 +31,28 @@ def _wait_state(task) -> str:
             else states.DEPLOYWAIT)
 
 
+def _settings(attributes, which: str = 'current') -> dict:
+    """A Bios resource's ``Attributes``: an object, or none (TypeError,
+    a BMC's answer that is no Redfish resource, for anything else: a
+    step would otherwise wait for ever for settings it cannot read)."""
+    if attributes is None:
+        return {}
+    if not isinstance(attributes, dict):
+        raise TypeError('the %s BIOS settings are %s, not an object'
+                        % (which, type(attributes).__name__))
+    return attributes
+
+
+def _staged_in(bios) -> bool:
+    """Whether the Bios resource names the settings object its changes
+    are staged in (``@Redfish.Settings``; without one, a BIOS's settings
+    are read-only)."""
+    settings = bios.json.get('@Redfish.Settings')
+    link = settings.get('SettingsObject') if isinstance(settings, dict) \
+        else None
+    return isinstance(link, dict) and isinstance(link.get('@odata.id'), str)
+
+
 class RedfishBIOS(client.Interface, base.BIOSInterface):
     def _bios(self, task):
         system = self._system(task)
@@ -42,7 +64,7 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
         with client.call(task.node, task.conductor.conf,
                          'read BIOS attributes'):
             bios.refresh()
-            attrs = dict(bios.attributes or {})
+            attrs = _settings(bios.attributes)
         return [{'name': k, 'value': v} for k, v in sorted(attrs.items())]
 
     @base.clean_step(priority=0, argsinfo=_SETTINGS_ARGS,
@@ -60,11 +82,16 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
         system, bios = self._bios(task)
         with client.call(task.node, task.conductor.conf,
                          'stage BIOS settings'):
-            unknown = sorted(set(wanted) - set(bios.attributes or {}))
+            unknown = sorted(set(wanted) - set(_settings(bios.attributes)))
             if unknown:
                 raise exception.InvalidParameterValue(
                     'BIOS of node %s has no setting(s) %s'
                     % (task.node.uuid, ', '.join(unknown)))
+            if not _staged_in(bios):
+                raise exception.RedfishError(
+                    error='the BMC of node %s names no settings object '
+                          '(@Redfish.Settings) in its Bios resource: its '
+                          'BIOS settings cannot be changed' % task.node.uuid)
             bios.set_attributes(wanted)
         return self._reboot_and_wait(task, system, wanted)
 
@@ -94,7 +121,7 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
         with client.call(task.node, task.conductor.conf,
                          'read BIOS attributes'):
             bios.refresh()
-            current = dict(bios.attributes or {})
+            current = _settings(bios.attributes)
         wanted = pending.get('settings')
         if wanted is not None:
             differ = {k: current.get(k) for k, v in wanted.items()
@@ -103,11 +130,12 @@ class RedfishBIOS(client.Interface, base.BIOSInterface):
                 LOG.debug('Node %s: BIOS settings not applied yet: %s',
                           task.node.uuid, differ)
                 return False
-        else:
+        elif _staged_in(bios):
+            # (a BIOS that stages nothing has nothing left to apply)
             with client.call(task.node, task.conductor.conf,
                              'read pending BIOS settings'):
-                if bios.pending_attributes and \
-                        bios.pending_attributes != current:
+                staged = _settings(bios.pending_attributes, 'staged')
+                if staged and staged != current:
                     return False
         task.node.driver_internal_info.pop(_PENDING, None)
         return True

@@ -632,11 +632,19 @@ _FAILED_TASK_STATES = ('Exception', 'Killed', 'Cancelled', 'Interrupted')
 
 def task_outcome(node, conf, uri: str) -> str | None:
     """None while the BMC's task at ``uri`` (a task monitor or a Task)
-    runs; ``''`` once it completed; the BMC's reason when it failed."""
+    runs; ``''`` once it completed; the BMC's reason when it failed.
+    RedfishTaskGone where the BMC answers that it has no such task."""
+    import sushy.exceptions as sx
     info = parse(node, conf)
     conn = _connection(node, info, conf)
-    with errors(node, info, 'read task %s' % uri):
-        monitor = conn.get_task_monitor(uri)
+    what = 'read task %s' % storable.bounded(uri, 200)
+    with errors(node, info, what):
+        try:
+            monitor = conn.get_task_monitor(uri)
+        except sx.ResourceNotFoundError:
+            raise exception.RedfishTaskGone(
+                error='%s: the BMC at %s has no such task (HTTP 404)'
+                % (what, info.address)) from None
         if monitor.is_processing:
             return None
         response = monitor.response
@@ -661,7 +669,7 @@ def task_outcome(node, conf, uri: str) -> str | None:
                     m.get('Message')] if isinstance(listed, list) else []
         return storable.bounded('; '.join(messages), 1000) or \
             'task %s ended in state %s, status %s' % (
-                uri, storable.bounded(str(state), 40),
+                storable.bounded(uri, 200), storable.bounded(str(state), 40),
                 storable.bounded(str(status), 40))
     return ''
 
@@ -675,10 +683,39 @@ def simple_update(node, conf, url: str) -> str:
     conn = _connection(node, info, conf)
     with errors(node, info, 'update firmware from %s' % url):
         service = conn.get_update_service()
+        actions = service.json.get('Actions')
+        action = actions.get('#UpdateService.SimpleUpdate') \
+            if isinstance(actions, dict) else None
+        if not isinstance(action, dict) or \
+                not isinstance(action.get('target'), str):
+            # (sushy's own error for it is a KeyError)
+            raise exception.RedfishError(
+                error='update firmware from %s: the UpdateService of the '
+                      'BMC at %s offers no SimpleUpdate action' % (
+                          url, info.address))
         many = len(conn.get_system_collection().members_identities) > 1
         targets = [info.system_id] if many and info.system_id else None
         protocol = sushy.UpdateTransferProtocolType(
             'HTTPS' if url.lower().startswith('https:') else 'HTTP')
         monitor = service.simple_update(url, targets=targets,
                                         transfer_protocol=protocol)
-        return monitor.task_monitor_uri
+    return monitor_uri(node, conf, monitor, 'update firmware from %s' % url)
+
+
+# a task monitor's URI, kept in driver_internal_info while its task runs
+MAX_MONITOR_URI = 2000
+
+
+def monitor_uri(node, conf, monitor, what: str) -> str:
+    """The URI of the task monitor the BMC answered ``what`` with, to be
+    polled and kept with the node: a path or URL of printable characters
+    without spaces, of at most MAX_MONITOR_URI (RedfishError naming the
+    BMC otherwise)."""
+    uri = monitor.task_monitor_uri
+    if isinstance(uri, str) and 0 < len(uri) <= MAX_MONITOR_URI and \
+            uri.isprintable() and not any(c.isspace() for c in uri):
+        return uri
+    raise exception.RedfishError(
+        error='%s: the BMC at %s answered with a task monitor that is no '
+              'URL (%s)' % (what, parse(node, conf).address,
+                            storable.bounded(repr(uri), 100)))

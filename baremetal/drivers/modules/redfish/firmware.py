@@ -142,6 +142,7 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
         setting = pending['settings'][pending['index']]
         pending['task'] = client.simple_update(
             task.node, task.conductor.conf, setting['url'])
+        pending['seen'] = False
         LOG.info('Node %s: %s firmware update from %s started (task %s)',
                  task.node.uuid, setting['component'], setting['url'],
                  pending['task'])
@@ -157,11 +158,24 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
             try:
                 outcome = client.task_outcome(
                     task.node, task.conductor.conf, pending['task'])
+            except exception.RedfishTaskGone as e:
+                if not pending.get('seen'):
+                    raise       # a task monitor that never was
+                # read running before: a BMC that restarted or dropped
+                # the task once it ended (as Ironic, taken as done; the
+                # versions read after the step tell)
+                LOG.warning('Node %s: %s; the %s firmware update from %s '
+                            'is taken as done', task.node.uuid, e,
+                            setting['component'], setting['url'])
+                outcome = ''
             except exception.RedfishConnectionError:
                 if setting['component'] != 'bmc':
                     raise
                 outcome = None  # a BMC restarts into its new firmware
             if outcome is None:
+                if not pending.get('seen'):
+                    pending['seen'] = True
+                    self._save(task, pending)
                 return False
             if outcome:
                 task.node.driver_internal_info.pop(_PENDING, None)

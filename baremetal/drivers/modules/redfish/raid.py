@@ -241,7 +241,9 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
                 made = collection.create(payload, apply_time=apply_time)
             reboot = reboot or apply_time is not None
             if client.is_task_monitor(made):
-                tasks.append(made.task_monitor_uri)
+                tasks.append(client.monitor_uri(
+                    node, task.conductor.conf, made,
+                    'create volume %s' % payload['Name']))
             LOG.info('Node %s: volume %s (RAID %s) requested on %s',
                      node.uuid, payload['Name'], payload['RAIDType'],
                      storage.id)
@@ -357,7 +359,9 @@ class RedfishRAID(client.Interface, base.RAIDInterface):
                     gone = volume.delete(apply_time=apply_time)
                 reboot = reboot or apply_time is not None
                 if client.is_task_monitor(gone):
-                    tasks.append(gone.task_monitor_uri)
+                    tasks.append(client.monitor_uri(
+                        task.node, task.conductor.conf, gone,
+                        'delete volume %s' % volume.path))
                 LOG.info('Node %s: volume %s deleted', task.node.uuid,
                          volume.path)
         return tasks, reboot
