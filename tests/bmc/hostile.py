@@ -10,7 +10,9 @@ process that the server under test talks to.
   (``malformed``), reads the request and never answers (``hang``), or
   answers a byte every 0.2 s, its body after its headers (``trickle``,
   300 bytes) or its header lines (``trickle-head``): a minute each, every
-  byte well within a read timeout.
+  byte well within a read timeout; the same body after a redirect to the
+  same path (``trickle-redirect``), or after a service root that sets a
+  cookie (``trickle-cookie``: every request that sends the cookie back).
   Changing the mode drops the connections already open, so a client's
   kept-alive connection meets the new behaviour.
 * ``UDPFault``: a UDP endpoint (an IPMI BMC) that forwards to a real
@@ -24,13 +26,19 @@ import threading
 import time
 
 MODES = ('pass', 'close', 'garbage', 'wrongjson', 'deepjson', 'malformed',
-         'hang', 'trickle', 'trickle-head')
+         'hang', 'trickle', 'trickle-head', 'trickle-redirect',
+         'trickle-cookie')
 # what a trickling peer sends a byte at a time, one every TRICKLE_SECONDS
 TRICKLE_SECONDS = 0.2
 TRICKLED_BODY = b'{' + b' ' * 298 + b'}'
 TRICKLED_HEADER = b'X-Slow: ' + b'a' * 290 + b'\r\n'
 
 
+# a service root (the cookie's bait)
+ROOT = (b'{"@odata.id": "/redfish/v1/", "Id": "RootService", "Name": '
+        b'"Root", "RedfishVersion": "1.6.0", "UUID": '
+        b'"00000000-0000-0000-0000-000000000000", "Systems": '
+        b'{"@odata.id": "/redfish/v1/Systems"}}')
 GARBAGE_BODY = b'<html><body>Service Temporarily Unavailable</body>'
 WRONG_JSON = b'["JSON", "but not what was asked for"]'
 DEEP_JSON = b'[' * 20000 + b']' * 20000
@@ -113,7 +121,7 @@ class TCPFault:
             if mode == 'pass':
                 self._forward(conn)
                 return
-            _read_request(conn)
+            head = _read_request(conn)
             if mode in ('garbage', 'wrongjson', 'deepjson'):
                 body = {'garbage': GARBAGE_BODY, 'wrongjson': WRONG_JSON,
                         'deepjson': DEEP_JSON}[mode]
@@ -125,6 +133,8 @@ class TCPFault:
                 conn.sendall(b'\x00\x17SSH-2.0 nonsense\r\n\xff\xfe\r\n\r\n')
             elif mode in ('trickle', 'trickle-head'):
                 self._trickle(conn, mode)
+            elif mode in ('trickle-redirect', 'trickle-cookie'):
+                self._lure(conn, mode, head)
             elif mode == 'hang':
                 while not self._stopped and conn in self._conns:
                     if not conn.recv(65536):
@@ -150,6 +160,24 @@ class TCPFault:
             if self._stopped or conn not in self._conns:
                 return
             conn.sendall(bytes([byte]))
+
+    def _lure(self, conn: socket.socket, mode: str, head: bytes) -> None:
+        """A first answer a client must act on (follow a redirect, keep a
+        cookie), then the body trickled."""
+        line = head.split(b'\r\n', 1)[0]
+        if mode == 'trickle-redirect' and b'?again' not in line:
+            path = line.split(b' ')[1]
+            conn.sendall(b'HTTP/1.1 307 Temporary Redirect\r\nLocation: '
+                         b'%s?again\r\nContent-Length: 0\r\nConnection: '
+                         b'close\r\n\r\n' % path)
+        elif mode == 'trickle-cookie' and \
+                b'\r\ncookie:' not in head.lower():
+            conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/'
+                         b'json\r\nSet-Cookie: bmc=1; Path=/\r\n'
+                         b'Content-Length: %d\r\nConnection: close\r\n'
+                         b'\r\n%s' % (len(ROOT), ROOT))
+        else:
+            self._trickle(conn, 'trickle')
 
     def _forward(self, conn: socket.socket) -> None:
         upstream = socket.create_connection(self.target, timeout=30)

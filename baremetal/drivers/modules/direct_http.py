@@ -118,9 +118,11 @@ class _Bounded:
     request, its worker and its BMC's turn beyond the timeout the
     request was given.  Everything else is the socket's."""
 
-    def __init__(self, sock, seconds: float) -> None:
+    def __init__(self, sock, seconds: float,
+                 deadline: float | None = None) -> None:
         self._sock = sock
-        self._deadline = time.monotonic() + seconds
+        self._deadline = time.monotonic() + seconds if deadline is None \
+            else deadline
         self._seconds = seconds
         # as a socket: closed once closed and its files are (http.client
         # closes the connection before it reads an answer that ends it)
@@ -157,10 +159,12 @@ class _Bounded:
             self._sock.close()
 
 
-def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
+def connect(scheme: str, host: str, port: int, verify, timeouts: tuple,
+            deadline: float | None = None):
     """A connected ``http.client`` connection, TLS set up as urllib3
     does (errors raised as requests raises them); its answer must
-    arrive within the read timeout (``_Bounded``)."""
+    arrive within the read timeout (``_Bounded``), or by ``deadline``
+    (``time.monotonic()``) where an exchange of several requests has one."""
     ctx = tls_context(verify) if scheme == 'https' else None
     addr = host[1:-1] if host.startswith('[') else host
     with errors(rx.ConnectTimeout, rx.ConnectionError):
@@ -182,7 +186,8 @@ def connect(scheme: str, host: str, port: int, verify, timeouts: tuple):
         sock.close()
         raise
     conn = http.client.HTTPConnection(addr, port)
-    conn.sock = _Bounded(sock, timeouts[1]) if timeouts[1] else sock
+    conn.sock = _Bounded(sock, timeouts[1], deadline) if timeouts[1] \
+        else sock
     conn.default_port = PORTS[scheme]  # not named in the Host header
     return conn
 

@@ -46,7 +46,19 @@ def api(tmp_path):
     h.close()
 
 
-def test_a_bmc_trickling_fails_verification_at_its_timeout(api, trickle):
+@pytest.mark.parametrize('mode', ['trickle', 'trickle-head',
+                                  'trickle-redirect', 'trickle-cookie'])
+def test_a_bmc_trickling_fails_verification_at_its_timeout(api, mode):
+    """Also after a redirect, or once the BMC set a cookie (requests the
+    conductor sent through requests, whose timeout is per receive)."""
+    trickle = hostile.TCPFault(mode)
+    try:
+        _verify_trickling(api, trickle)
+    finally:
+        trickle.stop()
+
+
+def _verify_trickling(api, trickle) -> None:
     node = api.create_node(driver='redfish', driver_info={
         'redfish_address': trickle.url,
         'redfish_system_id': '/redfish/v1/Systems/1',

@@ -1,9 +1,9 @@
-"""A Redfish connection's plain GETs, POSTs and PATCHes go through
-http.client itself
-(drivers/modules/redfish/lean_get.py): the BMC sees the request requests
-would have sent, and sushy gets the answer (or the error) requests would
-have given, however the answer is framed; what lean_get does not do goes
-through requests."""
+"""A Redfish connection's plain GETs, POSTs, PATCHes and DELETEs go
+through http.client itself (drivers/modules/redfish/lean_get.py): the
+BMC sees the request requests would have sent, redirects followed and
+cookies sent back as requests does, and sushy gets the answer (or the
+error) requests would have given, however the answer is framed; what
+lean_get does not do goes through requests."""
 
 import gzip
 import http.server
@@ -48,7 +48,7 @@ class _BMC:
                                    self.rfile.read(n)))
                 self._answer(owner.answer(self.path))
 
-            do_POST = do_PATCH = _write
+            do_POST = do_PATCH = do_DELETE = _write
 
             def _answer(self, answer):
                 status, headers, body = answer
@@ -98,6 +98,13 @@ class _BMC:
                 'caf\u00e9'.encode('latin-1')
         if kind == 'moved':
             return 302, [('Location', '/redfish/v1/Systems/1')], b''
+        if kind == 'other':
+            return 303, [('Location', '/redfish/v1/Systems/1')], b''
+        if kind == 'loop':
+            return 301, [('Location', '/redfish/v1/Systems/loop')], b''
+        if kind.startswith('elsewhere'):     # elsewhere-<port>
+            return 307, [('Location', 'http://127.0.0.1:%s/redfish/v1/'
+                          'Systems/1' % kind.split('-')[1])], b''
         if kind == 'chunked':
             return None, None, (
                 b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n'
@@ -122,6 +129,9 @@ class _BMC:
                            'message': 'no'}}).encode()
         if kind == 'temporary':
             return 307, [('Location', '/redfish/v1/Systems/1/Actions')], b''
+        if kind == 'cookie-moved':
+            return 302, [('Location', '/redfish/v1/Systems/1'),
+                         ('Set-Cookie', 'bmc=abc; Path=/')], b''
         if kind == 'cookie':
             return 200, [('Content-Type', 'application/json'),
                          ('Set-Cookie', 'bmc=abc; Path=/')], doc
@@ -283,24 +293,73 @@ def test_a_ca_bundle_replaced_on_disk_is_read_again(bmcs, tmp_path):
     assert type(lean) is type(plain) is requests.exceptions.SSLError
 
 
-def test_a_redirect_is_left_to_requests_which_follows_it(bmcs):
+@pytest.mark.parametrize('kind', ['moved', 'other'])
+def test_a_redirect_is_followed_as_requests_follows_it(bmcs, kind):
     bmc = bmcs()
-    url = bmc.url + '/redfish/v1/Systems/moved'
-    assert lean_get.send(_session(), url, **_KWARGS) is None
-    assert [p for p, _ in bmc.seen] == ['/redfish/v1/Systems/moved']
+    plain, lean = _both(bmc.url + '/redfish/v1/Systems/' + kind)
+    assert (lean.status_code, lean.url, lean.json()) == \
+        (plain.status_code, plain.url, plain.json()) == (
+            200, bmc.url + '/redfish/v1/Systems/1', SYSTEM)
+    assert [(r.status_code, r.url) for r in lean.history] == \
+        [(r.status_code, r.url) for r in plain.history]
+    (p1, h1), (p2, h2), (p3, h3), (p4, h4) = bmc.seen
+    assert (p1, p2) == (p3, p4)
+    assert list(h3.items()) == list(h1.items())
+    assert list(h4.items()) == list(h2.items())
 
 
-def test_a_cookie_is_kept_and_sent_back_by_requests(bmcs):
+def test_redirects_without_end_are_the_error_requests_raises(bmcs):
     bmc = bmcs()
-    s = _session()
-    r = lean_get.send(s, bmc.url + '/redfish/v1/Systems/cookie', **_KWARGS)
-    assert r.json() == SYSTEM
-    assert s.cookies.get('bmc') == 'abc'
-    # a session with cookies is requests' to serve
-    assert lean_get.send(s, bmc.url + '/redfish/v1/Systems/1',
-                         **_KWARGS) is None
-    s.request('GET', bmc.url + '/redfish/v1/Systems/1', **_KWARGS)
-    assert bmc.seen[-1][1]['Cookie'] == 'bmc=abc'
+    sessions = [_session(), _session()]
+    for s in sessions:
+        s.max_redirects = 3
+    plain, lean = (_both(bmc.url + '/redfish/v1/Systems/loop', session=s)[i]
+                   for i, s in enumerate(sessions))
+    assert type(lean) is type(plain) is requests.TooManyRedirects
+    assert str(lean) == str(plain)
+
+
+def test_a_redirect_to_another_host_drops_the_credentials_as_requests(
+        bmcs):
+    """(client.py refuses such redirects for a BMC; a session of lean_get
+    alone follows it as requests does)"""
+    bmc, other = bmcs(), bmcs()
+    port = other.url.rsplit(':', 1)[1]
+    plain, lean = _both(bmc.url + '/redfish/v1/Systems/elsewhere-' + port)
+    assert lean.json() == plain.json() == SYSTEM
+    (_, h1), (_, h2) = other.seen
+    assert 'Authorization' not in h2
+    assert list(h2.items()) == list(h1.items())
+
+
+def _sent(s, lean: bool, url: str, method: str = 'GET', **kwargs):
+    """lean_get's answer, or requests'."""
+    kwargs = dict(_WRITE if method != 'GET' else _KWARGS, **kwargs)
+    return lean_get.send(s, url, method, **kwargs) if lean else \
+        s.request(method, url, **kwargs)
+
+
+@pytest.mark.parametrize('kind', ['cookie', 'cookie-moved'])
+def test_a_cookie_is_kept_and_sent_back_as_requests_does(bmcs, kind):
+    """A cookie set by an answer (or by a redirect, sent with the request
+    that follows it), sent back with a read and with a write."""
+    bmc = bmcs()
+    answers = []
+    for lean in (False, True):
+        s = _session()
+        assert _sent(s, lean, bmc.url + '/redfish/v1/Systems/' + kind
+                     ).json() == SYSTEM
+        assert s.cookies.get('bmc') == 'abc'
+        answers.append(_sent(s, lean, bmc.url + '/redfish/v1/Systems/1'))
+        answers.append(_sent(s, lean, bmc.url + '/redfish/v1/Systems/Actions',
+                             'POST', json={'a': 1}))
+    assert all(a is not None for a in answers)
+    # each request as requests sent it, headers in order
+    seen = [(w[0], list(w[1].items())) if len(w) == 2 else w
+            for w in bmc.seen]
+    half = len(seen) // 2
+    assert seen[half:] == seen[:half]
+    assert dict(bmc.seen[-1][2])['Cookie'] == 'bmc=abc'
 
 
 @pytest.mark.parametrize('change', [
@@ -347,12 +406,13 @@ def test_the_conductors_reads_do_not_go_through_requests(bmcs, monkeypatch):
             assert client.system_fields(node, conf) == SYSTEM
         assert sent == []
         assert [p for p, _ in bmc.seen].count('/redfish/v1/Systems/1') == 3
-        # a redirect is followed (by requests, to its end)
+        # a redirect is followed (to its end, not by requests)
         node.driver_info['redfish_system_id'] = '/redfish/v1/Systems/moved'
         client.forget(client.parse(node, conf))
         assert client.system_fields(node, conf) == SYSTEM
-        assert sent == [bmc.url + '/redfish/v1/Systems/moved',
-                        bmc.url + '/redfish/v1/Systems/1']
+        assert sent == []
+        assert [p for p, _ in bmc.seen][-2:] == [
+            '/redfish/v1/Systems/moved', '/redfish/v1/Systems/1']
     finally:
         client.forget(client.parse(node, conf))
 
@@ -399,23 +459,62 @@ def test_a_write_is_sent_and_answered_as_requests_does(bmcs, method,
         (plain.status_code, plain.reason, plain.content, plain.ok)
 
 
-def test_a_redirected_write_is_sent_again_through_requests(bmcs):
-    """A redirect is an answer the BMC did not act on: lean_get leaves
-    the write to requests (which sends it, and follows a 307 with it)."""
+@pytest.mark.parametrize('kind, then', [('temporary', 'POST'),
+                                        ('moved', 'GET')])
+def test_a_redirected_write_is_sent_on_as_requests_sends_it(bmcs, kind,
+                                                           then):
+    """A 307 keeps the method and the body; a 302 makes a POST a GET
+    without its body (as requests does)."""
     bmc = bmcs()
-    url = bmc.url + '/redfish/v1/Systems/temporary'
-    assert lean_get.send(_session(), url, 'POST', json={'ResetType': 'On'},
-                         **_WRITE) is None
-    assert [(m, p) for m, p, _, _ in bmc.seen] == [
-        ('POST', '/redfish/v1/Systems/temporary')]
+    url = bmc.url + '/redfish/v1/Systems/' + kind
+    answers = []
+    for lean in (False, True):
+        s = _session()
+        if lean:
+            r = lean_get.send(s, url, 'POST', json={'ResetType': 'On'},
+                              **_WRITE)
+        else:
+            r = s.request('POST', url, json={'ResetType': 'On'}, **_WRITE)
+        answers.append(r.status_code)
+    assert answers[0] == answers[1]
+    writes = [w for w in bmc.seen if len(w) == 4]
+    reads = [w for w in bmc.seen if len(w) == 2]
+    if then == 'POST':
+        (m1, p1, h1, b1), (m2, p2, h2, b2), (m3, p3, h3, b3), \
+            (m4, p4, h4, b4) = writes
+        assert (m2, p2, b2) == (m4, p4, b4) == (
+            'POST', '/redfish/v1/Systems/1/Actions', b'{"ResetType": "On"}')
+        assert (h3, h4) == (h1, h2)
+    else:
+        (_, _, h1, b1), (_, _, h3, b3) = writes
+        (p2, h2), (p4, h4) = reads
+        assert p2 == p4 == '/redfish/v1/Systems/1'
+        assert (h3, b3) == (h1, b1)
+        assert list(h4.items()) == list(h2.items())
+        assert 'Content-Length' not in h4
+
+
+def test_a_delete_is_sent_and_answered_as_requests_does(bmcs):
+    bmc = bmcs()
+    url = bmc.url + '/redfish/v1/SessionService/Sessions/Actions'
+    answers = []
+    for lean in (False, True):
+        s = _session()
+        s.headers['X-Auth-Token'] = 'token-1'
+        r = lean_get.send(s, url, 'DELETE', **_WRITE) if lean else \
+            s.request('DELETE', url, **_WRITE)
+        answers.append((r.status_code, r.content))
+    (m1, p1, h1, b1), (m2, p2, h2, b2) = bmc.seen
+    assert (m2, p2, b2, h2) == (m1, p1, b1, h1)
+    assert m1 == 'DELETE' and dict(h1)['Content-Length'] == '0'
+    assert answers[1] == answers[0] == (204, b'')
 
 
 @pytest.mark.parametrize('method, kwargs', [
-    ('DELETE', {}),
     ('PUT', {'json': {'a': 1}}),
     ('POST', {'data': b'raw'}),
     ('POST', {'json': {'a': float('nan')}}),
-], ids=['delete', 'put', 'raw-data', 'not-json'])
+], ids=['put', 'raw-data', 'not-json'])
 def test_a_write_lean_get_does_not_do_is_left_to_requests(bmcs, method,
                                                           kwargs):
     bmc = bmcs()

@@ -1,6 +1,6 @@
-"""A Redfish connection's plain requests (its GETs, and the POSTs and
-PATCHes of its actions and settings) sent by the standard library's HTTP
-client itself.
+"""A Redfish connection's plain requests (its GETs, the POSTs and
+PATCHes of its actions and settings, its DELETEs) sent by the standard
+library's HTTP client itself.
 
 sushy sends every request through a ``requests`` session, which sends it
 through urllib3, which sends it through ``http.client``.  sushy asks
@@ -14,18 +14,22 @@ through ``http.client`` alone, about half in one thread against a BMC
 that answers at once (doc/source/admin/performance.rst).
 
 ``send`` does what ``requests`` and urllib3 would for the requests that
-need nothing more - the session's headers and basic credentials, sushy's
-headers, a JSON body encoded as requests encodes it, TLS verified as
-``verify`` says, timeouts, content decoding -
+need nothing more - the session's headers, cookies and basic
+credentials, sushy's headers, a JSON body encoded as requests encodes
+it, TLS verified as ``verify`` says, timeouts, content decoding,
+redirects followed as requests follows them (the session's
+``get_redirect_target``, which client.py makes refuse another host) -
 and answers with a ``requests.Response`` carrying the same status,
 headers and body, so sushy (its errors, retries and session renewal)
-sees no difference.  A request that needs more goes through ``requests``
-as before: the session has proxies, cookies, hooks, client certificates or
-an adapter of its own (sushy's TLS options), the call has other
-arguments, or the BMC answers with a redirect (sent again through
-``requests``, which follows it: a redirect is an answer that the BMC did
-not act on, so a POST sent again is acted on once).  Errors are raised
-as the ``requests`` exceptions ``requests`` raises for them.
+sees no difference.  The whole exchange, its redirects included, ends
+within the read timeout (direct_http's deadline; ``requests`` times each
+receive, which a BMC trickling its answer, or one that redirects or
+sets a cookie to be served by ``requests``, could stretch for ever).  A
+request that needs more goes through ``requests`` as before: the
+session has proxies, hooks, client certificates or an adapter of its
+own (sushy's TLS options) - the operator's settings, none a BMC's - or
+the call has other arguments.  Errors are raised as the ``requests``
+exceptions ``requests`` raises for them.
 
 The connection, its TLS (contexts kept per CA bundle: urllib3 built
 one for every connection, loading a ``verify`` path's bundle - or,
@@ -34,7 +38,9 @@ request on the machine of that guide) and the errors are
 direct_http.py's, which the agent's client shares.
 """
 
+import time
 import types
+import urllib.parse
 
 import requests
 import requests.adapters
@@ -50,9 +56,9 @@ from urllib3.util import parse_url
 from baremetal.drivers.modules import direct_http
 
 _ARGS = frozenset(('json', 'data', 'headers', 'verify', 'timeout'))
-# what sushy sends: reads, actions (POST) and settings (PATCH)
-METHODS = frozenset(('GET', 'POST', 'PATCH'))
-_REDIRECTS = frozenset((301, 302, 303, 307, 308))
+# what sushy sends: reads, actions (POST), settings (PATCH), deletions
+# (sessions, volumes)
+METHODS = frozenset(('GET', 'POST', 'PATCH', 'DELETE'))
 _USER_AGENT = 'python-urllib3/%s' % urllib3.__version__   # urllib3's own
 
 
@@ -66,7 +72,7 @@ def _plain(session, method: str, url: str, kwargs: dict) -> bool:
     if auth is not None and not (isinstance(auth, tuple) and len(auth) == 2):
         return False
     # trust_env: client.py reads the environment once per connection
-    if session.trust_env or session.proxies or session.cookies \
+    if session.trust_env or session.proxies \
             or session.cert is not None or any(session.hooks.values()) \
             or session.params or session.stream:
         return False
@@ -89,9 +95,11 @@ def _body(method: str, obj) -> bytes | None:
     return text if isinstance(text, bytes) else text.encode('utf-8')
 
 
-def _headers(session, headers, body: bytes | None = None) -> dict | None:
+def _headers(session, headers, body: bytes | None = None,
+             url: str = '') -> dict | None:
     """The headers requests sends, in its order: the session's and the
-    call's merged, then those of the body, then the credentials."""
+    call's merged, then the session's cookies for ``url``, then those of
+    the body, then the credentials."""
     merged = requests.structures.CaseInsensitiveDict(session.headers)
     merged.update(headers or {})
     out = {}
@@ -102,6 +110,13 @@ def _headers(session, headers, body: bytes | None = None) -> dict | None:
                 not isinstance(name, str):
             return None     # requests' own checks and messages
         out[name] = value
+    cookie = _cookie(session, url, out)
+    if cookie is not None:      # in place of one given, as requests
+        given = [k for k in out if k.lower() == 'cookie']
+        out = {('Cookie' if k in given else k): (cookie if k in given
+                                                 else v)
+               for k, v in out.items()}
+        out['Cookie'] = cookie
     if body is not None:
         # requests' prepare_body: the length (in place where given),
         # then the type unless given
@@ -148,6 +163,55 @@ def _request(conn, method: str, path: str, headers: dict,
     return True
 
 
+def _cookie(session, url: str, headers: dict) -> str | None:
+    """The Cookie header requests sends of the session's cookies for a
+    request of ``url`` with ``headers``; None for none."""
+    if not session.cookies:
+        return None
+    return requests.cookies.get_cookie_header(
+        session.cookies, types.SimpleNamespace(url=url, headers=headers))
+
+
+# what a redirect that changes the method drops, as requests drops them
+_BODY_HEADERS = frozenset(('content-length', 'content-type',
+                           'transfer-encoding'))
+
+
+def _redirected(session, response, method: str, headers: dict,
+                body: bytes | None) -> tuple | None:
+    """(url, method, headers, body) of the request that follows a
+    redirect, as requests' ``resolve_redirects`` makes it; None where the
+    answer is no redirect.  The session's cookies go last (requests
+    sends the request it sent again, its cookies made anew)."""
+    target = session.get_redirect_target(response)
+    if target is None:
+        return None
+    if target.startswith('//'):
+        target = '%s:%s' % (urllib.parse.urlsplit(response.url).scheme,
+                            target)
+    if urllib.parse.urlsplit(target).netloc:
+        url = requests.utils.requote_uri(target)
+    else:
+        url = urllib.parse.urljoin(response.url,
+                                   requests.utils.requote_uri(target))
+    if session.should_strip_auth(response.url, url):
+        headers = {k: v for k, v in headers.items()
+                   if k.lower() != 'authorization'}
+    status = response.status_code
+    if method != 'HEAD' and (status in (303, 302) or
+                             (status == 301 and method == 'POST')):
+        method = 'GET'
+    if status not in (307, 308):
+        headers = {k: v for k, v in headers.items()
+                   if k.lower() not in _BODY_HEADERS}
+        body = None
+    headers = {k: v for k, v in headers.items() if k.lower() != 'cookie'}
+    cookie = _cookie(session, url, headers)
+    if cookie is not None:
+        headers['Cookie'] = cookie
+    return url, method, headers, body
+
+
 def send(session, url: str, method: str = 'GET',
          **kwargs) -> requests.Response | None:
     """``method`` ``url`` as ``session.request(method, url, **kwargs)``
@@ -158,9 +222,45 @@ def send(session, url: str, method: str = 'GET',
     body = _body(method, kwargs.get('json'))
     if body is None and method != 'GET':
         return None
-    headers = _headers(session, kwargs.get('headers'), body)
+    try:
+        url = requests.utils.requote_uri(url)
+    except ValueError:
+        return None
+    headers = _headers(session, kwargs.get('headers'), body, url)
     if headers is None:
         return None
+    verify = kwargs.get('verify')
+    if verify is None:      # requests' merge: the session's then
+        verify = session.verify
+    timeouts = _timeouts(kwargs.get('timeout'))
+    read = timeouts[1]
+    deadline = time.monotonic() + read if read else None
+    history: list[requests.Response] = []
+    while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise rx.ReadTimeout('the answer did not arrive within %g '
+                                 'seconds' % read)
+        response = _exchange(session, url, method, headers, body, verify,
+                             timeouts, deadline)
+        if response is None:
+            return None
+        step = _redirected(session, response, method, headers, body)
+        if step is None:
+            response.history = history
+            return response
+        if len(history) >= session.max_redirects:
+            raise rx.TooManyRedirects(
+                'Exceeded %s redirects.' % session.max_redirects,
+                response=response)
+        history.append(response)
+        url, method, headers, body = step
+
+
+def _exchange(session, url: str, method: str, headers: dict,
+              body: bytes | None, verify, timeouts: tuple,
+              deadline: float | None) -> requests.Response | None:
+    """One request and its answer (by the exchange's ``deadline``); None
+    where requests must send it."""
     try:
         url = requests.utils.requote_uri(url)
         parsed = parse_url(url)
@@ -169,20 +269,15 @@ def send(session, url: str, method: str = 'GET',
     scheme = (parsed.scheme or '').lower()
     if not parsed.host or scheme not in direct_http.PORTS:
         return None
-    verify = kwargs.get('verify')
-    if verify is None:      # requests' merge: the session's then
-        verify = session.verify
     conn = direct_http.connect(
         scheme, parsed.host, parsed.port or direct_http.PORTS[scheme],
-        verify, _timeouts(kwargs.get('timeout')))
+        verify, timeouts, deadline)
     try:
         if not _request(conn, method, parsed.request_uri, headers, body):
             return None
         raw, body = direct_http.answer(conn)
     finally:
         conn.close()
-    if raw.status in _REDIRECTS and raw.getheader('location') is not None:
-        return None         # requests follows it
     response = requests.Response()
     response.status_code = raw.status
     # as requests shows urllib3's: a repeated header once, its values
