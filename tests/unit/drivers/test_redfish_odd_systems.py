@@ -330,6 +330,19 @@ def sweep(api, fleet, odd: dict, names, drive
     return out, records
 
 
+def check(api, fleet, odd: dict, names, drive, outcome) -> None:
+    """Sweep ``names`` (``sweep``) and find nothing wrong: no problem
+    (``problems``), no answer whose outcome differs from the one it must
+    have (``outcome(name, sweep)``: what differs), no conductor work
+    ended in an unexpected exception."""
+    sweeps, records = sweep(api, fleet, odd, names, drive)
+    found = []
+    for name, swept in sweeps.items():
+        found += problems(api, name, swept) + outcome(name, swept)
+    assert found == [], '\n'.join(found)
+    assert records.unexpected() == [], '\n'.join(records.unexpected())
+
+
 def _check_as_sent(api, sweep: Sweep) -> None:
     """The System as sent is read, set, verified and inspected."""
     assert [a for a in sweep.answers if a[1] >= 400] == [], sweep.answers

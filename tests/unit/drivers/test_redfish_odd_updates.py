@@ -259,11 +259,5 @@ def test_odd_updates_and_bios_settings_fail_their_step_naming_the_bmc(
     in driver_internal_info, a task's message in last_error)."""
     stored = [n for n in ODD if n == 'as-sent' or n.endswith(
         ('-nul', '-space', '-60k', '-100k'))]
-    sweeps, records = odd_systems.sweep(
-        api, fleet, ODD, ODD if api.db_kind == 'sqlite' else stored, _drive)
-    problems = []
-    for name, sweep in sweeps.items():
-        problems += odd_systems.problems(api, name, sweep)
-        problems += _outcome(name, sweep)
-    assert problems == [], '\n'.join(problems)
-    assert records.unexpected() == [], '\n'.join(records.unexpected())
+    odd_systems.check(api, fleet, ODD, ODD if api.db_kind == 'sqlite'
+                      else stored, _drive, _outcome)
