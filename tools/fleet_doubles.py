@@ -40,8 +40,9 @@ and ``odd_bios_settings`` for its BMC's UpdateService and its staged
 BIOS settings; ``odd_simple_update``, ``odd_bios_patch`` and
 ``odd_bios_reset`` (functions of the regular answer, a tuple of status,
 body and headers, returning another or a body) for the answers to a
-SimpleUpdate, a PATCH of the staged settings and a ResetBios, whose
-changes are made all the same.  Requests are
+SimpleUpdate, a PATCH of the staged settings and a ResetBios
+(``odd_raid_task``: a volume's creation or deletion through a task),
+whose changes are made all the same.  Requests are
 counted per system.  With a TLS context the BMCs speak HTTPS, as real
 ones do (the handshake in the connection's thread).
 
@@ -723,7 +724,8 @@ def _new_volume(fleet, block, sid, body, storage):
     def change():
         volumes[vid] = doc
     if fleet.systems[sid].get('raid_tasks'):
-        return _task(fleet, sid, change)
+        return _written(fleet, sid, 'odd_raid_task',
+                        _task(fleet, sid, change))
     with fleet.lock:
         change()
     return 201, doc, (('Location', doc['@odata.id']),)
@@ -738,7 +740,8 @@ def _delete_volume(fleet, block, sid, body, storage, volume):
     def change():
         volumes.pop(volume, None)
     if fleet.systems[sid].get('raid_tasks'):
-        return _task(fleet, sid, change)
+        return _written(fleet, sid, 'odd_raid_task',
+                        _task(fleet, sid, change))
     with fleet.lock:
         change()
     return 204, None, ()

@@ -143,6 +143,14 @@ ODD = {
                                           b'"Name": "\\udfff"')),
     'volume-name-object': Volume(_set(('Name',), {'deep': [1]})),
     'volume-id-number': Volume(_set(('Id',), 10), NO_ID),
+    'task-monitor-60k': Odd('odd_raid_task', lambda answer: (
+        answer[0], None, (('Location', dict(answer[2])['Location'] +
+                           'x' * 60000),)),
+        'answered with a task monitor that is no URL', tasks=True),
+    'task-monitor-nul': Odd('odd_raid_task', lambda answer: (
+        answer[0], None, (('Location', dict(answer[2])['Location'] +
+                           '\x00'),)),
+        'answered with a task monitor that is no URL', tasks=True),
     'task-not-json': Task(lambda doc: b'done'),
     'task-a-list': Task(lambda doc: b'["Completed"]'),
     'task-empty-body': Task(lambda doc: b''),
@@ -217,7 +225,8 @@ def test_odd_raid_resources_fail_the_step_naming_the_bmc(api, fleet):
     name and size in raid_config, a task's message in last_error; odd
     ids are refused before anything is stored)."""
     stored = [n for n in ODD if n.startswith(('as-sent', 'volume-name-',
-                                              'task-message-'))
+                                              'task-message-',
+                                              'task-monitor-'))
               or n == 'volume-capacity-huge']
 
     def outcome(name: str, sweep) -> list[str]:
