@@ -174,6 +174,8 @@ class Harness:
         self.conductor.workers.wait_idle(10)
         self.conductor.workers.shutdown(wait=False)
         self.conductor.periodic_pool.shutdown(wait=False)
+        if self.conductor.sensors is not None:
+            self.conductor.sensors.stop()
         db_engine.close_connections()
         db_engine.engine().dispose()
         self.conductor.step_poller.stop()

@@ -18,8 +18,10 @@ RAID controller of four drives whose volumes the ``redfish`` RAID
 interface builds and deletes (at once, or through a task monitor where
 its ``raid_tasks`` is set); where its ``manager`` is set, a Manager
 (the BMC's firmware version) with a CD and a USB stick of virtual
-media.  Its BIOS settings are staged (``Bios/Settings``) and applied at
-the system's next start (a restart, or on from off); ``Bios.ResetBios``
+media; where its ``chassis`` is set, a Chassis with a temperature, a
+fan and a power supply (Thermal, Power) and a network adapter.  Its
+BIOS settings are staged (``Bios/Settings``) and applied at the
+system's next start (a restart, or on from off); ``Bios.ResetBios``
 stages the defaults.  The UpdateService's ``SimpleUpdate`` answers a
 task monitor whose task sets the BIOS version of its target system (the
 image's file name without its extension), or its Manager's firmware
@@ -35,7 +37,9 @@ processor and NIC, ``odd_storages``, ``odd_storage``, ``odd_drive``,
 ``odd_volumes``, ``odd_volume`` and ``odd_task`` for its Storage
 collection, controller, drives, Volumes collection, volumes and the
 tasks' final answers, ``odd_manager``, ``odd_vmedia_list`` and
-``odd_vmedia`` for its Manager and virtual media, ``odd_update_service``
+``odd_vmedia`` for its Manager and virtual media, ``odd_chassis``,
+``odd_thermal``, ``odd_power``, ``odd_adapters`` and ``odd_adapter`` for
+its Chassis, ``odd_update_service``
 and ``odd_bios_settings`` for its BMC's UpdateService and its staged
 BIOS settings; ``odd_simple_update``, ``odd_bios_patch`` and
 ``odd_bios_reset`` (functions of the regular answer, a tuple of status,
@@ -278,9 +282,10 @@ class RedfishFleet:
             def _answer(self, method, raw, error_rate):
                 parts = _parts(self.path)
                 block = self.server.fleet_systems
-                # a system's resources, and its manager's (of its id)
-                sid = parts[1] if len(parts) > 1 and parts[0] in (
-                    'Systems', 'Managers') else None
+                # a system's resources, its manager's and its
+                # chassis' (of its id)
+                sid = parts[1] if len(parts) > 1 and parts[0] in \
+                    OWNED else None
                 with fleet.lock:
                     key = sid if sid in block else block[0]
                     fleet.counts[key] += 1
@@ -301,8 +306,7 @@ class RedfishFleet:
                 # the path's other ids (a session, a drive, a task)
                 ids = tuple(p for i, p in enumerate(parts)
                             if route[1][i] == '{}' and
-                            not (i == 1 and parts[0] in ('Systems',
-                                                         'Managers')))
+                            not (i == 1 and parts[0] in OWNED))
                 fn = ROUTES.get(route)
                 with fleet.lock:
                     name = '%s /%s' % (method, '/'.join(route[1]))
@@ -357,12 +361,17 @@ def _answered(answer: tuple) -> tuple:
     return answer[1] if isinstance(answer[1], tuple) else answer
 
 
+# the collections whose members are a system's (of its id)
+OWNED = ('Systems', 'Managers', 'Chassis')
+
+
 def _variable(parts: list[str], i: int, sid: str | None) -> bool:
     """Whether the path's part ``i`` is an id (a route's ``{}``)."""
-    if parts[0] in ('Systems', 'Managers'):
+    if parts[0] in OWNED:
         return (i == 1 and parts[1] == sid) or (
             i in (3, 5) and parts[i - 1] in ('Storage', 'Drives',
-                                             'Volumes', 'VirtualMedia'))
+                                             'Volumes', 'VirtualMedia',
+                                             'NetworkAdapters'))
     return (i == 1 and parts[0] == 'TaskMonitors') or (
         i == 2 and parts[:2] == ['SessionService', 'Sessions'])
 
@@ -451,8 +460,11 @@ def _system(fleet, block, sid, body):
     if s.get('storage'):
         doc['Storage'] = {'@odata.id': base + '/Storage'}
     if s.get('manager'):
-        doc['Links'] = {'ManagedBy': [
-            {'@odata.id': '/redfish/v1/Managers/%s' % sid}]}
+        doc.setdefault('Links', {})['ManagedBy'] = [
+            {'@odata.id': '/redfish/v1/Managers/%s' % sid}]
+    if s.get('chassis'):
+        doc.setdefault('Links', {})['Chassis'] = [
+            {'@odata.id': '/redfish/v1/Chassis/%s' % sid}]
     return 200, _as_set(fleet, sid, 'odd', doc), ()
 
 
@@ -768,6 +780,70 @@ def _task_monitor(fleet, block, sid, body, tid):
     return 200, _as_set(fleet, task['sid'], 'odd_task', doc), ()
 
 
+# a system's chassis (where its ``chassis`` is set): a temperature, a fan
+# and a power supply, and a network adapter with its firmware version
+NIC_FIRMWARE = '22.5.7'
+OK = {'State': 'Enabled', 'Health': 'OK'}
+
+
+def _chassis(fleet, block, sid, body):
+    base = '/redfish/v1/Chassis/%s' % sid
+    return 200, _as_set(fleet, sid, 'odd_chassis', {
+        '@odata.id': base, '@odata.type': '#Chassis.v1_10_0.Chassis',
+        'Id': sid, 'Name': 'Chassis of %s' % sid, 'ChassisType': 'RackMount',
+        'Thermal': {'@odata.id': base + '/Thermal'},
+        'Power': {'@odata.id': base + '/Power'},
+        'NetworkAdapters': {'@odata.id': base + '/NetworkAdapters'},
+        'Links': {'ComputerSystems': [
+            {'@odata.id': '/redfish/v1/Systems/%s' % sid}]}}), ()
+
+
+def _thermal(fleet, block, sid, body):
+    base = '/redfish/v1/Chassis/%s/Thermal' % sid
+    return 200, _as_set(fleet, sid, 'odd_thermal', {
+        '@odata.id': base, '@odata.type': '#Thermal.v1_5_0.Thermal',
+        'Id': 'Thermal', 'Name': 'Thermal',
+        'Temperatures': [{
+            '@odata.id': base + '#/Temperatures/0', 'MemberId': '0',
+            'Name': 'CPU Temp', 'ReadingCelsius': 42, 'SensorNumber': 1,
+            'PhysicalContext': 'CPU', 'MaxReadingRangeTemp': 100,
+            'MinReadingRangeTemp': 0, 'Status': dict(OK)}],
+        'Fans': [{
+            '@odata.id': base + '#/Fans/0', 'MemberId': '0',
+            'Name': 'Fan 1', 'Reading': 3000, 'ReadingUnits': 'RPM',
+            'PhysicalContext': 'Fan', 'Status': dict(OK)}]}), ()
+
+
+def _power(fleet, block, sid, body):
+    base = '/redfish/v1/Chassis/%s/Power' % sid
+    return 200, _as_set(fleet, sid, 'odd_power', {
+        '@odata.id': base, '@odata.type': '#Power.v1_5_0.Power',
+        'Id': 'Power', 'Name': 'Power',
+        'PowerSupplies': [{
+            '@odata.id': base + '#/PowerSupplies/0', 'MemberId': '0',
+            'Name': 'PSU 1', 'PowerCapacityWatts': 800,
+            'LineInputVoltage': 230, 'LastPowerOutputWatts': 250,
+            'SerialNumber': 'PSU-%s' % sid, 'Status': dict(OK)}]}), ()
+
+
+def _adapters(fleet, block, sid, body):
+    return 200, _as_set(fleet, sid, 'odd_adapters', _members(
+        '/redfish/v1/Chassis/%s/NetworkAdapters' % sid, ['NIC.1'])), ()
+
+
+def _adapter(fleet, block, sid, body, adapter):
+    if adapter != 'NIC.1':
+        return 404, _error('no such network adapter'), ()
+    return 200, _as_set(fleet, sid, 'odd_adapter', {
+        '@odata.id': '/redfish/v1/Chassis/%s/NetworkAdapters/NIC.1' % sid,
+        '@odata.type': '#NetworkAdapter.v1_0_0.NetworkAdapter',
+        'Id': 'NIC.1', 'Name': 'NIC 1', 'Manufacturer': 'Fleet',
+        'Model': 'X1', 'SerialNumber': 'SN-%s' % sid,
+        'Controllers': [{'FirmwarePackageVersion': NIC_FIRMWARE,
+                         'ControllerCapabilities': {
+                             'NetworkPortCount': 2}}]}), ()
+
+
 # a system's manager (where its ``manager`` is set): the BMC's firmware
 # version, and a CD and a USB stick of virtual media
 MANAGER_FIRMWARE = '2.5.1'
@@ -898,6 +974,11 @@ ROUTES = {
     ('POST', ('UpdateService', 'Actions', 'UpdateService.SimpleUpdate')):
         _simple_update,
     ('GET', ('Managers', '{}')): _manager,
+    ('GET', ('Chassis', '{}')): _chassis,
+    ('GET', ('Chassis', '{}', 'Thermal')): _thermal,
+    ('GET', ('Chassis', '{}', 'Power')): _power,
+    ('GET', ('Chassis', '{}', 'NetworkAdapters')): _adapters,
+    ('GET', ('Chassis', '{}', 'NetworkAdapters', '{}')): _adapter,
     ('GET', ('Managers', '{}', 'VirtualMedia')): _vmedia_list,
     ('GET', ('Managers', '{}', 'VirtualMedia', '{}')): _vmedia,
     ('POST', ('Managers', '{}', 'VirtualMedia', '{}', 'Actions',

@@ -9,6 +9,7 @@ minutes do not have."""
 
 from tests import harness
 from tests.unit.api import test_odd_input as odd_input
+from tests.unit.drivers import test_redfish_odd_chassis as odd_chassis
 from tests.unit.drivers import test_redfish_odd_storage as odd_storage
 from tests.unit.drivers import test_redfish_odd_systems as odd_systems
 from tests.unit.drivers import test_redfish_odd_updates as odd_updates
@@ -19,7 +20,8 @@ api = harness.on_databases(harness.SERVER_DATABASES, odd_systems.SERVICE)
 # one fleet large enough for each sweep (each system its own odd answer)
 fleet = odd_systems.sized_fleet(max(
     len(odd_systems.ODD), len(odd_storage.ODD), len(odd_vmedia.ODD),
-    len(odd_updates.ODD)))
+    len(odd_updates.ODD), len(odd_chassis.ODD)))
+sent = odd_chassis.sent
 
 test_no_field_answers_odd_values_with_a_server_error = \
     odd_input.test_no_field_answers_odd_values_with_a_server_error
@@ -33,3 +35,5 @@ test_odd_managers_and_virtual_media_are_answered_naming_the_bmc = \
     odd_vmedia.test_odd_managers_and_virtual_media_are_answered_naming_the_bmc
 test_odd_updates_and_bios_settings_fail_their_step_naming_the_bmc = \
     odd_updates.test_odd_updates_and_bios_settings_fail_their_step_naming_the_bmc
+test_odd_chassis_leave_out_what_cannot_be_read = \
+    odd_chassis.test_odd_chassis_leave_out_what_cannot_be_read

@@ -194,7 +194,10 @@ SERVICE = {
     'conductor.power_state_change_timeout': 1,
     'redfish.connection_attempts': 1,
     'redfish.connection_retry_interval': 0,
-    'redfish.connection_timeout': 10}
+    'redfish.connection_timeout': 10,
+    # sensor data read (when a sweep asks) of nodes not deployed
+    'sensor_data.send_sensor_data': True,
+    'sensor_data.enable_for_undeployed_nodes': True}
 # on SQLite here; on PostgreSQL and MariaDB (where a text a BMC sent
 # that one of them refuses must not stop a node) with the functional
 # tests (tests/functional/test_odd_sweeps_on_servers.py)

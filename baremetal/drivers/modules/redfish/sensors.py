@@ -19,14 +19,17 @@ reads them::
 
 Temperatures, fans and power supplies come from the system's first
 chassis (its Thermal and Power resources), drives from the system's
-SimpleStorage, else its Storage.  A resource the BMC does not serve
-leaves its type empty; state and health are the Redfish enum values
-("Enabled", "OK").
+SimpleStorage, else its Storage.  A resource the BMC does not serve,
+or answers with what is no Redfish resource of its kind (logged), leaves
+its types empty and the others are read; state and health are the
+Redfish enum values ("Enabled", "OK").
 """
 
 from typing import Any
 
 from oslo_log import log
+
+from baremetal.common import storable
 
 LOG = log.getLogger(__name__)
 
@@ -57,31 +60,44 @@ def _fields(obj, names) -> dict:
 
 def _read(node, what: str, fn, default):
     """``fn()``, or ``default`` when the BMC serves no such resource or
-    fails on it (logged)."""
+    fails on it (logged), or answers with what is no Redfish resource of
+    its kind (not JSON, a list, a field of the wrong shape: logged as a
+    warning; a sensor type's readings are all or none)."""
     import sushy
     try:
         return fn()
     except sushy.exceptions.SushyError as e:
         LOG.debug('Node %s: no %s sensor data: %s', node.uuid, what, e)
-        return default
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError,
+            RecursionError) as e:
+        LOG.warning('Node %s: no %s sensor data: the BMC answered with '
+                    'what is no Redfish resource of its kind (%s: %s)',
+                    node.uuid, what, type(e).__name__,
+                    storable.bounded(str(e), 300))
+    return default
+
+
+def _thermal(chassis) -> dict:
+    thermal = chassis.thermal
+    return {
+        'Temperature': {'%s@%s' % (t.identity, chassis.identity):
+                        _fields(t, _TEMPERATURE)
+                        for t in thermal.temperatures},
+        'Fan': {'%s@%s' % (f.identity, chassis.identity): _fields(f, _FAN)
+                for f in thermal.fans}}
+
+
+def _power(chassis) -> dict:
+    power = chassis.power
+    return {'Power': {'%s:%s@%s' % (p.identity, power.identity,
+                                    chassis.identity): _fields(p, _POWER)
+                      for p in power.power_supplies}}
 
 
 def chassis_sensors(node, chassis) -> dict:
     out: dict[str, dict] = {'Fan': {}, 'Temperature': {}, 'Power': {}}
-    thermal = _read(node, 'thermal', lambda: chassis.thermal, None)
-    if thermal is not None:
-        for t in thermal.temperatures:
-            out['Temperature']['%s@%s' % (t.identity, chassis.identity)] = \
-                _fields(t, _TEMPERATURE)
-        for f in thermal.fans:
-            out['Fan']['%s@%s' % (f.identity, chassis.identity)] = \
-                _fields(f, _FAN)
-    power = _read(node, 'power', lambda: chassis.power, None)
-    if power is not None:
-        for p in power.power_supplies:
-            out['Power']['%s:%s@%s' % (p.identity, power.identity,
-                                       chassis.identity)] = \
-                _fields(p, _POWER)
+    out.update(_read(node, 'thermal', lambda: _thermal(chassis), {}))
+    out.update(_read(node, 'power', lambda: _power(chassis), {}))
     return out
 
 
@@ -129,5 +145,6 @@ def read(node, system) -> dict:
     chassis = _read(node, 'chassis', lambda: system.chassis, [])
     if chassis:
         out.update(chassis_sensors(node, chassis[0]))
-    out['Drive'] = drive_sensors(node, system)
+    out['Drive'] = _read(node, 'drive', lambda: drive_sensors(node, system),
+                         {})
     return out
