@@ -155,7 +155,12 @@ class StepPoller:
         with task_manager.acquire(self.conductor, w.node, shared=True,
                                   purpose='poll step') as task:
             if not self._still_waiting(task.node, w):
-                return False
+                # a node locked may not have saved its wait yet: the
+                # task that started the step watches it before it
+                # releases the node (a poll under load found it still
+                # cleaning and dropped the watch, leaving the step to
+                # the periodic poll); look again once it is released
+                return task.node.reservation is not None
             return poll_and_resume(
                 self.conductor, task,
                 lambda node: self._still_waiting(node, w))

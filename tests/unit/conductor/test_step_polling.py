@@ -59,3 +59,27 @@ def test_a_finished_watch_is_forgotten():
         assert len(poller.pushed) == 2
     finally:
         poller.stop()
+
+
+def test_a_step_not_yet_saved_as_waiting_is_looked_at_again(tmp_path):
+    """The task that starts an asynchronous step watches it before it
+    saves the node's wait state (it holds the node until then): a poll
+    that finds the node locked and not yet waiting looks again later;
+    one that finds it released and elsewhere forgets the watch.  (Under
+    load the first poll, 0.1 s after the step started, found the node
+    still cleaning and dropped the watch: the step waited for the
+    periodic poll.)"""
+    from baremetal.conductor import task_manager
+    from tests import harness
+    h = harness.Harness(tmp_path)
+    try:
+        node = h.create_node()
+        poller = h.conductor.step_poller
+        w = step_polling._Watch(node['uuid'], 'clean wait',
+                                ('deploy', 'erase_devices_metadata'))
+        with task_manager.acquire(h.conductor, node['uuid'], shared=False,
+                                  purpose='starting a step'):
+            assert poller._poll_unshared(w) is True
+        assert poller._poll_unshared(w) is False
+    finally:
+        h.close()
