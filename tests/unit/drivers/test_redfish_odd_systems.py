@@ -195,6 +195,8 @@ SERVICE = {
     'redfish.connection_attempts': 1,
     'redfish.connection_retry_interval': 0,
     'redfish.connection_timeout': 10,
+    # steps polled every 0.2 s at most (the BMC's tasks end at once)
+    'agent.command_poll_max_interval': 0.2,
     # sensor data read (when a sweep asks) of nodes not deployed
     'sensor_data.send_sensor_data': True,
     'sensor_data.enable_for_undeployed_nodes': True}

@@ -45,43 +45,51 @@ api = odd_systems.api
 class Odd:
     """What one of a BMC's update or BIOS resources answers (``key``:
     the fleet double's), and which step fails saying what: ``update``,
-    ``apply`` and ``reset`` (None: the step did its work)."""
+    ``apply`` and ``reset`` (None: the step did its work); ``steps``: the
+    steps run (those the odd resource takes part in; all for the BMC as
+    sent)."""
 
     def __init__(self, key, odd, update=None, apply=None, reset=None,
-                 versions=None) -> None:
+                 steps=('update', 'apply', 'reset')) -> None:
         self.key, self.odd = key, odd
         self.update, self.apply, self.reset = update, apply, reset
+        self.steps = steps
         # the components after the update (an update that failed on the
         # BIOS left both as they were)
-        self.versions = versions or (AS_BEFORE if update else UPDATED)
+        self.versions = AS_BEFORE if update or 'update' not in steps \
+            else UPDATED
+
+
+FIRMWARE_STEPS = ('update',)
+BIOS_STEPS = ('apply', 'reset')
 
 
 def Service(odd, update=None):
-    return Odd('odd_update_service', odd, update=update)
+    return Odd('odd_update_service', odd, update=update, steps=FIRMWARE_STEPS)
 
 
 def Update(odd, update=None):
-    return Odd('odd_simple_update', odd, update=update)
+    return Odd('odd_simple_update', odd, update=update, steps=FIRMWARE_STEPS)
 
 
 def Task(odd, update=None):
-    return Odd('odd_task', odd, update=update)
+    return Odd('odd_task', odd, update=update, steps=FIRMWARE_STEPS)
 
 
 def Bios(odd, apply=None, reset=None):
-    return Odd('odd_bios', odd, apply=apply, reset=reset)
+    return Odd('odd_bios', odd, apply=apply, reset=reset, steps=BIOS_STEPS)
 
 
 def Staged(odd, reset=None):
-    return Odd('odd_bios_settings', odd, reset=reset)
+    return Odd('odd_bios_settings', odd, reset=reset, steps=BIOS_STEPS)
 
 
 def Patch(odd, apply=None):
-    return Odd('odd_bios_patch', odd, apply=apply)
+    return Odd('odd_bios_patch', odd, apply=apply, steps=BIOS_STEPS)
 
 
 def Reset(odd, reset=None):
-    return Odd('odd_bios_reset', odd, reset=reset)
+    return Odd('odd_bios_reset', odd, reset=reset, steps=BIOS_STEPS)
 
 
 def _answer(status, body=None, *headers):
@@ -214,13 +222,15 @@ def _drive(api, fleet, name: str, index: int) -> odd_systems.Sweep:
     if sweep.call('PUT', '/v1/nodes/%s/states/provision',
                   {'target': 'manage'})[0] == 202:
         sweep.settle()
-    sweep.update = _clean(sweep, 'firmware', 'update', settings=UPDATES)
+    if 'update' in odd.steps:
+        sweep.update = _clean(sweep, 'firmware', 'update', settings=UPDATES)
     sweep.firmware = sweep.call('GET', FIRMWARE, version='1.86')[1]
-    sweep.apply = _clean(sweep, 'bios', 'apply_configuration',
-                         settings=[SETTING])
-    sweep.applied = sweep.call('GET', BIOS)[1]
-    sweep.reset = _clean(sweep, 'bios', 'factory_reset')
-    sweep.reset_to = sweep.call('GET', BIOS)[1]
+    if 'apply' in odd.steps:
+        sweep.apply = _clean(sweep, 'bios', 'apply_configuration',
+                             settings=[SETTING])
+        sweep.applied = sweep.call('GET', BIOS)[1]
+        sweep.reset = _clean(sweep, 'bios', 'factory_reset')
+        sweep.reset_to = sweep.call('GET', BIOS)[1]
     return sweep
 
 
@@ -235,7 +245,7 @@ def _setting(listed) -> object:
 def _outcome(name: str, sweep) -> list[str]:
     """What differs from the outcome this odd answer must have."""
     odd, out = ODD[name], []
-    for step in ('update', 'apply', 'reset'):
+    for step in odd.steps:
         expected, got = getattr(odd, step), getattr(sweep, step)
         if expected is None and got is not None or \
                 expected is not None and expected not in (got or ''):
@@ -244,6 +254,8 @@ def _outcome(name: str, sweep) -> list[str]:
                   for c in (sweep.firmware or {}).get('firmware', [])}
     if components != odd.versions:
         out.append('%s: components %s' % (name, components))
+    if 'apply' not in odd.steps:
+        return out
     if odd.apply is None and _setting(sweep.applied) != SETTING['value']:
         out.append('%s: applied %r' % (name, _setting(sweep.applied)))
     if odd.apply is None and odd.reset is None and \
