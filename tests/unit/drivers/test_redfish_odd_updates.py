@@ -64,32 +64,22 @@ FIRMWARE_STEPS = ('update',)
 BIOS_STEPS = ('apply', 'reset')
 
 
-def Service(odd, update=None):
-    return Odd('odd_update_service', odd, update=update, steps=FIRMWARE_STEPS)
+def _kind(key: str, steps: tuple, field: str):
+    """Odd answers of one resource (``key``) run through ``steps``: the
+    answer, then the text ``field``'s step fails with (more as
+    keywords)."""
+    def made(odd, outcome=None, **more) -> Odd:
+        return Odd(key, odd, steps=steps, **dict({field: outcome}, **more))
+    return made
 
 
-def Update(odd, update=None):
-    return Odd('odd_simple_update', odd, update=update, steps=FIRMWARE_STEPS)
-
-
-def Task(odd, update=None):
-    return Odd('odd_task', odd, update=update, steps=FIRMWARE_STEPS)
-
-
-def Bios(odd, apply=None, reset=None):
-    return Odd('odd_bios', odd, apply=apply, reset=reset, steps=BIOS_STEPS)
-
-
-def Staged(odd, reset=None):
-    return Odd('odd_bios_settings', odd, reset=reset, steps=BIOS_STEPS)
-
-
-def Patch(odd, apply=None):
-    return Odd('odd_bios_patch', odd, apply=apply, steps=BIOS_STEPS)
-
-
-def Reset(odd, reset=None):
-    return Odd('odd_bios_reset', odd, reset=reset, steps=BIOS_STEPS)
+Service = _kind('odd_update_service', FIRMWARE_STEPS, 'update')
+Update = _kind('odd_simple_update', FIRMWARE_STEPS, 'update')
+Task = _kind('odd_task', FIRMWARE_STEPS, 'update')
+Bios = _kind('odd_bios', BIOS_STEPS, 'apply')
+Staged = _kind('odd_bios_settings', BIOS_STEPS, 'reset')
+Patch = _kind('odd_bios_patch', BIOS_STEPS, 'apply')
+Reset = _kind('odd_bios_reset', BIOS_STEPS, 'reset')
 
 
 def _answer(status, body=None, *headers):
