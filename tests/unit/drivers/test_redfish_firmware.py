@@ -29,7 +29,8 @@ def bmc(monkeypatch):
     state = types.SimpleNamespace(submitted=[], outcomes={}, restarts=0)
     manager = types.SimpleNamespace(firmware_version='2.10', model='X1')
     system = types.SimpleNamespace(bios_version='1.0.0', managers=[manager],
-                                   json={}, chassis=[])
+                                   json={'Links': {'ManagedBy': [
+                                       {'@odata.id': '/m/1'}]}}, chassis=[])
     state.system = system
     monkeypatch.setattr(client, 'get_system', lambda node, conf: system)
     monkeypatch.setattr(client, 'call',
@@ -64,6 +65,22 @@ def test_components_are_the_bios_and_the_bmc(bmc):
         {'component': 'bmc', 'current_version': '2.10', 'model': 'X1'}]
 
 
+def test_a_system_naming_no_manager_has_no_bmc_component(bmc, caplog,
+                                                        monkeypatch):
+    """(Redfish makes ManagedBy optional: no warning for each read)"""
+    class System(types.SimpleNamespace):
+        @property
+        def managers(self):
+            # sushy's MissingAttributeError, as client.call maps it
+            raise exception.RedfishError(
+                error='The attribute Links/ManagedBy is missing')
+    system = System(bios_version='1.0.0', json={'Links': {}}, chassis=[])
+    monkeypatch.setattr(client, 'get_system', lambda node, conf: system)
+    assert firmware.RedfishFirmware().cache_firmware_components(
+        _Task()) == [{'component': 'bios', 'current_version': '1.0.0'}]
+    assert 'no BMC firmware version' not in caplog.text
+
+
 def _adapter(ident, *versions):
     return types.SimpleNamespace(
         identity=ident, manufacturer='Acme', model='X710',
@@ -80,7 +97,7 @@ def test_network_adapters_of_the_first_chassis_are_nic_components(bmc):
         json={'NetworkAdapters': {}}, network_adapters=types.SimpleNamespace(
             get_members=lambda: adapters))
     other = types.SimpleNamespace(json={'NetworkAdapters': {}})
-    bmc.system.json = {'Links': {'Chassis': [{}, {}]}}
+    bmc.system.json['Links']['Chassis'] = [{}, {}]
     bmc.system.chassis = [first, other]
     got = firmware.RedfishFirmware().cache_firmware_components(_Task())
     assert got[2:] == [
@@ -100,7 +117,7 @@ def test_network_adapters_that_cannot_be_read_leave_the_others(
             raise exception.RedfishError(error='adapters: 500')
         yield
     monkeypatch.setattr(client, 'call', call)
-    bmc.system.json = {'Links': {'Chassis': [{}]}}
+    bmc.system.json['Links']['Chassis'] = [{}]
     got = firmware.RedfishFirmware().cache_firmware_components(_Task())
     assert [c['component'] for c in got] == ['bios', 'bmc']
 

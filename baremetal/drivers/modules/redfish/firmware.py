@@ -77,9 +77,13 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
             if system.bios_version:
                 found.append({'component': 'bios',
                               'current_version': system.bios_version})
+        links = system.json.get('Links')
         try:
             with client.call(node, conf, 'read the BMC firmware version'):
-                managers = system.managers
+                # a System that names no Manager (Redfish makes the link
+                # optional) has no BMC version to read: no warning
+                managed = isinstance(links, dict) and links.get('ManagedBy')
+                managers = system.managers if managed else []
                 manager = managers[0] if managers else None
                 if manager is not None and manager.firmware_version:
                     found.append({'component': 'bmc',
