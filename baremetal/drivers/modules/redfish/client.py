@@ -406,6 +406,22 @@ def forget(info: Info, close: bool = True) -> None:
             pair[0]._auth.closing = False
 
 
+# what sushy raises reading fields from whatever JSON came: a list, a
+# string or an object missing what every Redfish service sends; a number
+# Python will not read (ValueError: an integer of more than 4,300
+# digits) or convert (OverflowError: int() of Infinity)
+ODD_ANSWER = (AttributeError, KeyError, TypeError, ValueError,
+              OverflowError)
+
+
+def linked(system, name: str) -> bool:
+    """Whether the System's ``Links`` name ``name`` (``ManagedBy``,
+    ``Chassis``: links Redfish makes optional, which sushy reads as an
+    error where they are missing)."""
+    links = system.json.get('Links')
+    return isinstance(links, dict) and bool(links.get(name))
+
+
 @contextlib.contextmanager
 def errors(node, info: Info, what: str):
     """sushy exceptions -> ours, naming the BMC and the request."""
@@ -444,13 +460,7 @@ def errors(node, info: Info, what: str):
         raise exception.RedfishError(
             error='%s: the BMC at %s answered with JSON nested too deeply '
                   'to read' % (what, info.address)) from None
-    except (AttributeError, KeyError, TypeError, ValueError,
-            OverflowError) as e:
-        # sushy reads fields from whatever JSON came: a list, a string
-        # or an object missing what every Redfish service sends; a
-        # number Python will not read (ValueError: an integer of more
-        # than 4,300 digits) or convert (OverflowError: int() of
-        # Infinity)
+    except ODD_ANSWER as e:
         raise exception.RedfishError(
             error='%s: the BMC at %s answered with JSON that is not a '
                   'Redfish resource (%s: %s)'

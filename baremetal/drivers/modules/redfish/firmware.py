@@ -77,13 +77,12 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
             if system.bios_version:
                 found.append({'component': 'bios',
                               'current_version': system.bios_version})
-        links = system.json.get('Links')
         try:
             with client.call(node, conf, 'read the BMC firmware version'):
-                # a System that names no Manager (Redfish makes the link
-                # optional) has no BMC version to read: no warning
-                managed = isinstance(links, dict) and links.get('ManagedBy')
-                managers = system.managers if managed else []
+                # a System that names no Manager has no BMC version to
+                # read: no warning
+                managers = system.managers \
+                    if client.linked(system, 'ManagedBy') else []
                 manager = managers[0] if managers else None
                 if manager is not None and manager.firmware_version:
                     found.append({'component': 'bmc',
@@ -108,8 +107,8 @@ class RedfishFirmware(client.Interface, base.FirmwareInterface):
         found: list[dict] = []
         try:
             with client.call(node, conf, 'read the network adapters'):
-                chassis = system.chassis if (
-                    system.json.get('Links') or {}).get('Chassis') else []
+                chassis = system.chassis \
+                    if client.linked(system, 'Chassis') else []
                 if not chassis or 'NetworkAdapters' not in chassis[0].json:
                     return found
                 for adapter in chassis[0].network_adapters.get_members():

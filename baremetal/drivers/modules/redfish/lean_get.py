@@ -259,10 +259,10 @@ def send(session, url: str, method: str = 'GET',
 def _exchange(session, url: str, method: str, headers: dict,
               body: bytes | None, verify, timeouts: tuple,
               deadline: float | None) -> requests.Response | None:
-    """One request and its answer (by the exchange's ``deadline``); None
-    where requests must send it."""
+    """One request of ``url`` (quoted as requests quotes it, by ``send``
+    or ``_redirected``) and its answer (by the exchange's ``deadline``);
+    None where requests must send it."""
     try:
-        url = requests.utils.requote_uri(url)
         parsed = parse_url(url)
     except (ValueError, ux.LocationParseError):
         return None

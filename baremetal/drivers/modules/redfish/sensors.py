@@ -30,6 +30,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import storable
+from baremetal.drivers.modules.redfish import client
 
 LOG = log.getLogger(__name__)
 
@@ -68,8 +69,7 @@ def _read(node, what: str, fn, default):
         return fn()
     except sushy.exceptions.SushyError as e:
         LOG.debug('Node %s: no %s sensor data: %s', node.uuid, what, e)
-    except (AttributeError, KeyError, TypeError, ValueError, OverflowError,
-            RecursionError) as e:
+    except client.ODD_ANSWER + (RecursionError,) as e:
         LOG.warning('Node %s: no %s sensor data: the BMC answered with '
                     'what is no Redfish resource of its kind (%s: %s)',
                     node.uuid, what, type(e).__name__,
