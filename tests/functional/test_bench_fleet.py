@@ -140,3 +140,55 @@ def test_fleet_of_50_redfish_nodes_through_their_life(tmp_path,
     assert steady['ipmi_power_reads_per_node_per_minute'] > 0
     assert steady['ipmi_commands_by_kind'].get('00/01', 0) > 0
     assert '06/01' not in steady['ipmi_commands_by_kind'], steady
+
+
+def test_fleet_loses_a_conductor_mid_deployment(tmp_path):
+    """``--lose-conductor deploy``: two conductors share 30 redfish
+    nodes; the one holding most is killed (SIGKILL) a second into their
+    deployment.  Its nodes waiting on their agents go on with the other
+    conductor; those it was deploying fail (as the failures guide says)
+    and are deployed again the operator's way (``deleted``, the instance
+    set again, ``active``); every node ends deployed, then undeployed,
+    none stuck or left the lost conductor's."""
+    out = tmp_path / 'fleet.json'
+    nodes = 30
+    run = subprocess.run(
+        [sys.executable, TOOL, '--nodes', str(nodes), '--conductors', '2',
+         '--lose-conductor', 'deploy', '--lose-after', '1',
+         '--conductor-heartbeat-timeout', '10',
+         '--db-url', services.postgresql_url(),
+         '--transport-url', services.rabbit_url(),
+         '--steady-seconds', '3', '--power-sync-interval', '3',
+         '--step-poll-interval', '1', '--heartbeat-seconds', '5',
+         '--metal3-interval', '4', '--nova-interval', '2',
+         '--agent-command-seconds', '0.5', '--agent-boot-seconds', '0.5',
+         '--db-pool', '3', '--phase-timeout', '240', '--json', str(out)],
+        capture_output=True, text=True, timeout=900)
+    print(run.stdout[-3000:])
+    assert out.exists(), run.stdout[-5000:] + run.stderr[-10000:]
+    result = json.loads(out.read_text())
+    assert (result['failures'], result['stuck']) == (0, 0), (
+        result['failure_samples'], result['stuck_samples'],
+        run.stderr[-5000:])
+    assert run.returncode == 0, run.stderr[-5000:]
+    # the lost conductor's failed nodes counted once brought back
+    assert result['counts'] == {p: nodes for p in (
+        'enrolled', 'manage', 'inspect', 'clean', 'deploy',
+        'undeploy')}, result['counts']
+    loss = result['conductor_loss']
+    assert loss['phase'] == 'deploy' and loss['victim'] in (
+        'cond-0', 'cond-1'), loss
+    assert loss['held'] > 0 and sum(loss['held_states'].values()) == \
+        loss['held'], loss
+    assert loss['recovered'] == loss['lost'] <= loss['held'], loss
+    assert set(loss['lost_states']) <= {'deploy failed'}, loss
+    assert loss['takeover_seconds'] > 0, loss
+    deploy = result['phases']['deploy']
+    assert deploy['nodes'] + deploy['recovered'] == nodes, deploy
+    if loss['lost']:
+        assert result['phases']['deploy.again.active']['nodes'] == \
+            loss['lost'], result['phases']
+    # the steady state ran on the conductor left
+    steady = result['phases']['steady']
+    assert set(steady['cpu_percent']) == {'api', 'cond-0', 'cond-1'} - {
+        loss['victim']}, steady
