@@ -11,6 +11,8 @@ from baremetal.cmd import wsgi
 from baremetal.conductor import rpcapi
 
 LOG = log.getLogger(__name__)
+# the most threads serving requests, unless [api]api_workers says
+THREADS = 64
 
 
 @common.entrypoint
@@ -18,9 +20,9 @@ def main(argv: list[str] | None = None) -> None:
     common.parse_args(argv, 'baremetal-api')
     conf = common.CONF
     common.setup_database(auto_upgrade=False)
-    rpc = rpcapi.ConductorAPI(conf)
+    rpc = rpcapi.ConductorAPI(conf, threads=THREADS)
     app = api_app.setup_app(conf, rpc)
-    server = wsgi.make_server(app, conf, default_threads=64,
+    server = wsgi.make_server(app, conf, default_threads=THREADS,
                              min_threads=1, waiting=rpc.waiting)
     common.settle_gc()
     stopper = common.Stopper(on_reload=rpc.rings.reset)

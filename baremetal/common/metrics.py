@@ -104,12 +104,22 @@ LIST_READ_AHEAD = prometheus_client.Counter(
     'ahead), used (it answered its request), stale (a transaction had '
     'committed since: the page was read again), unused (never asked '
     'for), failed (the read failed)', ('event',), registry=REGISTRY)
+CONDUCTOR_CALLS_REFUSED = prometheus_client.Counter(
+    'baremetal_api_conductor_calls_refused',
+    'Requests baremetal-api answered 503 at once because as many as '
+    '[api]max_waiting_per_conductor already waited on the conductor they '
+    'were for (dead, hung or overloaded), by conductor', ('conductor',),
+    registry=REGISTRY)
 READ_AHEAD_EVENTS = ('read', 'used', 'stale', 'unused', 'failed')
 _read_ahead = {e: LIST_READ_AHEAD.labels(e) for e in READ_AHEAD_EVENTS}
 
 
 def list_read_ahead(event: str) -> None:
     _read_ahead[event].inc()
+
+
+def conductor_call_refused(host: str) -> None:
+    CONDUCTOR_CALLS_REFUSED.labels(host).inc()
 
 
 # ---------------------------------------------------------------- API

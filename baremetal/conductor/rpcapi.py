@@ -4,7 +4,9 @@
 called directly.  ``oslo``: oslo.messaging to the conductor the hash ring
 maps the node to.  Either way, a node whose driver/group no live
 conductor serves is a 503, and an RPC timeout is a 503 with a message,
-never a hung request.
+never a hung request.  Each conductor may hold at most
+``[api]max_waiting_per_conductor`` of the API's threads waiting on its
+answers: one that died or hangs leaves the others for every other node.
 """
 
 import random
@@ -14,6 +16,7 @@ from typing import Any
 from oslo_log import log
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import rpc_batch
 from baremetal.conductor import hash_ring
 
@@ -21,7 +24,9 @@ LOG = log.getLogger(__name__)
 
 
 class ConductorAPI:
-    def __init__(self, conf, local=None) -> None:
+    def __init__(self, conf, local=None, threads: int = 64) -> None:
+        """``threads``: the most the API serves requests with (its
+        [api]api_workers default)."""
         self.conf = conf
         self.local = local          # a service.Conductor, embedded mode
         self.rings = local.rings if local else hash_ring.RingManager(conf)
@@ -29,6 +34,10 @@ class ConductorAPI:
         self._batches = None
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        # conductor -> requests waiting on it now, and the most that may
+        self._waiting_on: dict[str, int] = {}
+        self._per_conductor = conf.api.max_waiting_per_conductor or max(
+            1, (conf.api.api_workers or threads) // 2)
         if local is None:
             # oslo.messaging only where it is used: the embedded server
             # never loads it (start-up time and memory)
@@ -53,6 +62,16 @@ class ConductorAPI:
         if host is None:
             host = self.host_for(node)
         with self._waiting_lock:
+            waiting = self._waiting_on.get(host, 0)
+            if waiting >= self._per_conductor:
+                metrics.conductor_call_refused(host)
+                raise exception.NoValidHost(
+                    reason='Conductor %s has not answered the %d requests '
+                           'waiting on it yet ([api]'
+                           'max_waiting_per_conductor); it may be '
+                           'overloaded or gone. Retry later.'
+                           % (host, waiting))
+            self._waiting_on[host] = waiting + 1
             self._waiting += 1
         try:
             if rpc_method in rpc_batch.BATCHED and \
@@ -64,6 +83,11 @@ class ConductorAPI:
         finally:
             with self._waiting_lock:
                 self._waiting -= 1
+                left = self._waiting_on[host] - 1
+                if left:
+                    self._waiting_on[host] = left
+                else:
+                    del self._waiting_on[host]
 
     def waiting(self) -> int:
         """How many threads wait on a conductor's answer right now."""

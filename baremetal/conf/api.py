@@ -42,6 +42,18 @@ opts = [
                     '(Measured: one thread serves about twice the requests '
                     'per second of sixteen busy ones, which contend for '
                     'the interpreter lock.)'),
+    cfg.IntOpt('max_waiting_per_conductor', min=1,
+               sample_default='half of [api]api_workers (32)',
+               help='baremetal-api: most requests that may wait on one '
+                    'conductor\'s answer at once; one more is answered '
+                    '503 at once, saying so. A conductor that died (or '
+                    'hangs) answers nothing until the others find it dead '
+                    '([conductor]heartbeat_timeout) and each request sent '
+                    'to it waits [DEFAULT]rpc_response_timeout_api '
+                    'seconds: without a bound, the agents\' heartbeats and '
+                    'the clients\' requests for its nodes would take every '
+                    'thread, and the API would stop answering for every '
+                    'node. Unset: half of [api]api_workers.'),
     cfg.IntOpt('connection_limit', default=1024, min=1,
                help='Accepted connections waiting for a thread, and idle '
                     'keep-alive connections kept open, at most.'),

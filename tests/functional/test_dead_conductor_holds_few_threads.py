@@ -1,0 +1,100 @@
+"""A conductor killed (SIGKILL) answers nothing, and until the others
+find it dead ([conductor]heartbeat_timeout) the API still sends it the
+requests for its nodes, each waiting [DEFAULT]rpc_response_timeout_api
+seconds.  baremetal-api lets at most [api]max_waiting_per_conductor of
+its threads wait on one conductor: the next request for the dead one's
+nodes is a 503 at once, saying why, and the API goes on answering for
+every other node (here with 6 threads, 10 requests for the dead
+conductor's nodes: without the bound all ten waited for the timeout, six
+at a time, with every other request queued behind them).  Over RabbitMQ
+and PostgreSQL."""
+
+import concurrent.futures
+import time
+
+from tests import services
+from tests.functional.cluster import Cluster
+from tests.functional.cluster import call
+from tests.functional.cluster import provision_all
+from tests.functional.cluster import wait_all
+
+WORKERS = 6
+SHARE = 3
+RPC_TIMEOUT = 10
+REQUESTS = 10
+
+
+def test_a_dead_conductor_holds_at_most_its_share_of_threads(tmp_path):
+    cluster = Cluster(
+        tmp_path, services.postgresql_url(), services.rabbit_url(),
+        conductors=2,
+        DEFAULT={'rpc_response_timeout_api': RPC_TIMEOUT},
+        api={'api_workers': WORKERS, 'max_waiting_per_conductor': SHARE},
+        # nobody finds the killed conductor dead within the test
+        conductor={'heartbeat_timeout': 300})
+    pool = concurrent.futures.ThreadPoolExecutor(REQUESTS + 2)
+    try:
+        cluster.wait_conductors(['cond-0', 'cond-1'])
+        ep = cluster.api.endpoint
+        uuids = []
+        for i in range(20):
+            st, body = call(ep, 'POST', '/v1/nodes', {
+                'driver': 'fake-hardware', 'name': 'wt-%02d' % i})
+            assert st == 201, body
+            uuids.append(body['uuid'])
+        provision_all(ep, uuids, 'manage')
+        wait_all(ep, uuids, 'manageable')
+        st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
+        owner = {n['uuid']: n['conductor'] for n in body['nodes']}
+        dead = [u for u in uuids if owner[u] == 'cond-0']
+        live = [u for u in uuids if owner[u] == 'cond-1']
+        assert dead and live, owner
+
+        cluster.conductors['cond-0'].kill()
+
+        def validate(uuid):
+            st, body = call(ep, 'GET', '/v1/nodes/%s/validate' % uuid)
+            return st, body, time.monotonic()
+
+        sent = [pool.submit(validate, dead[i % len(dead)])
+                for i in range(REQUESTS)]
+        # the refused ones come back while the others wait
+        refused = []
+        for f in concurrent.futures.as_completed(sent, timeout=60):
+            refused.append(f.result())
+            if len(refused) == REQUESTS - SHARE:
+                break
+        # the API still answers for the live conductor's nodes, and
+        # reads, while the dead one's requests wait
+        st, body, live_at = validate(live[0])
+        assert st == 200, body
+        st, body = call(ep, 'GET', '/v1/nodes/%s' % dead[0])
+        assert st == 200, body
+        read_at = time.monotonic()
+        outcomes = [f.result(timeout=RPC_TIMEOUT + 60) for f in sent]
+        waited = [o for o in outcomes if 'did not answer' in str(o[1])]
+        assert len(waited) == SHARE, outcomes
+        assert all(o[0] == 503 for o in outcomes), outcomes
+        for _, body, _at in refused:
+            assert 'Conductor cond-0 has not answered the %d requests ' \
+                'waiting on it yet ([api]max_waiting_per_conductor)' \
+                % SHARE in body['error_message'], body
+        first_timeout = min(at for _, _, at in waited)
+        assert max(at for _, _, at in refused) < first_timeout
+        assert live_at < first_timeout and read_at < first_timeout
+        # counted, by conductor, on GET /metrics
+        st, text = _metrics(ep)
+        assert 'baremetal_api_conductor_calls_refused_total{conductor=' \
+            '"cond-0"} %d.0' % (REQUESTS - SHARE) in text, text[-3000:]
+    except Exception:
+        print(cluster.logs())
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        cluster.stop()
+
+
+def _metrics(ep):
+    import urllib.request
+    with urllib.request.urlopen(ep + '/metrics', timeout=30) as r:
+        return r.status, r.read().decode()

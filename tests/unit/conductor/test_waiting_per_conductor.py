@@ -1,0 +1,109 @@
+"""baremetal-api's bound on the requests that wait on one conductor
+([api]max_waiting_per_conductor): a conductor that died or hangs holds
+at most that many of the API's threads; one request more for it is a
+503 at once, saying why, while requests for other conductors go on.
+Calls coalesced into batches count as waiting too.  (The same over
+RabbitMQ with a conductor killed: tests/functional/
+test_dead_conductor_holds_few_threads.py.)"""
+
+import threading
+import types
+
+import pytest
+
+from baremetal.common import exception
+from baremetal.common import metrics
+from baremetal.common import rpc
+from baremetal.conductor import rpcapi
+
+
+def _api(monkeypatch, api_workers=None, limit=None, threads=64):
+    monkeypatch.setattr(rpc, 'client', lambda conf, timeout: object())
+    conf = types.SimpleNamespace(
+        rpc_response_timeout_api=60,
+        api=types.SimpleNamespace(api_workers=api_workers,
+                                  max_waiting_per_conductor=limit))
+    return rpcapi.ConductorAPI(conf, threads=threads)
+
+
+class _Conductors:
+    """``_rpc`` of a ConductorAPI: calls to ``dead`` wait until
+    released (and then fail as a timeout would), others answer."""
+
+    def __init__(self, api) -> None:
+        self.release = threading.Event()
+        self.entered = threading.Semaphore(0)
+        self.sent: list[tuple[str, str]] = []
+        api._rpc = self._rpc
+
+    def _rpc(self, host, method, context, **kwargs):
+        self.sent.append((host, method))
+        if host == 'dead':
+            self.entered.release()
+            self.release.wait(30)
+            raise exception.NoValidHost(reason='timed out')
+        if method == 'call_batch':
+            return [{'result': 'done'} for _ in kwargs['calls']]
+        return 'done'
+
+
+def _refused(host):
+    return metrics.CONDUCTOR_CALLS_REFUSED.labels(host)._value.get()
+
+
+@pytest.mark.parametrize('method', ['validate_driver_interfaces',
+                                    'do_provisioning_action'],
+                         ids=['alone', 'batched'])
+def test_a_silent_conductor_holds_at_most_its_share(monkeypatch, method):
+    api = _api(monkeypatch, api_workers=8)       # half of 8 may wait
+    conductors = _Conductors(api)
+    outcomes = []
+
+    def call():
+        try:
+            api._call(None, method, {}, host='dead', node_id='n')
+            outcomes.append('answered')
+        except exception.NoValidHost as e:
+            outcomes.append(str(e))
+
+    waiting = [threading.Thread(target=call) for _ in range(4)]
+    for t in waiting:
+        t.start()
+    # the four are in: one sent (a batch holds the others behind it),
+    # or four sent
+    conductors.entered.acquire(timeout=10)
+    deadline = threading.Event()
+    for _ in range(200):
+        if api._waiting_on.get('dead') == 4:
+            break
+        deadline.wait(0.01)
+    assert api._waiting_on == {'dead': 4}
+    before = _refused('dead')
+    # a fifth for the silent one is refused without waiting
+    with pytest.raises(exception.NoValidHost) as e:
+        api._call(None, method, {}, host='dead', node_id='n5')
+    assert 'Conductor dead has not answered the 4 requests waiting on ' \
+        'it yet ([api]max_waiting_per_conductor)' in str(e.value)
+    assert e.value.code == 503
+    assert _refused('dead') == before + 1
+    # another conductor's requests go on meanwhile
+    assert api._call(None, method, {}, host='alive',
+                     node_id='m') == 'done'
+    assert all(t.is_alive() for t in waiting)
+    conductors.release.set()
+    for t in waiting:
+        t.join(10)
+    assert outcomes == ['timed out'] * 4
+    assert api._waiting_on == {} and api.waiting() == 0
+    # once they are answered, the conductor takes requests again
+    conductors.release.clear()
+    threading.Timer(0.05, conductors.release.set).start()
+    with pytest.raises(exception.NoValidHost, match='timed out'):
+        api._call(None, method, {}, host='dead', node_id='n6')
+
+
+def test_the_share_is_half_the_threads_unless_set(monkeypatch):
+    assert _api(monkeypatch)._per_conductor == 32
+    assert _api(monkeypatch, threads=10)._per_conductor == 5
+    assert _api(monkeypatch, api_workers=1)._per_conductor == 1
+    assert _api(monkeypatch, api_workers=8, limit=7)._per_conductor == 7
