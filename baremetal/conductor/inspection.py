@@ -61,9 +61,21 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
         task.process_event('fail')
         return
     node.inspection_finished_at = db_rows.utcnow()
-    firmware.cache(task)
     task.process_event('done')
     LOG.info('Node %s: in-band inspection finished', node.uuid)
+    # the outcome is saved first: a conductor lost after it powered the
+    # machine off, and before it saved, left the node waiting for an
+    # inventory its agent had already posted (until inspect_wait_timeout)
+    task.spawn_after(_after_in_band)
+
+
+def _after_in_band(task) -> None:
+    """Worker, the node inspected: the ramdisk's boot ends (the inspect
+    interface's way), the firmware components are read."""
+    end = getattr(task.driver.inspect, 'end_inspection_boot', None)
+    if end is not None:
+        end(task)
+    firmware.cache(task)
 
 
 def _apply_rules(task, inventory: dict, plugin_data: dict) -> None:

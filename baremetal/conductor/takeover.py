@@ -10,7 +10,9 @@ Rules (doc/source/admin/failures.rst):
   - cleaning: resumed at the recorded step if that step is idempotent
     (every automated clean step is, by contract); a step that was
     marked non-idempotent (``idempotent: false`` in its plan entry)
-    fails the node instead of running twice;
+    fails the node instead of running twice; caught after the agent's
+    first heartbeat and before the first step (its steps being
+    planned): back to clean wait, for the agent's next heartbeat;
   - deploying, deleting, verifying, inspecting, rescuing, unrescuing,
     adopting: -> the matching failure state with last_error saying the
     conductor was lost (verifying -> enroll).
@@ -77,6 +79,14 @@ def recover(conductor, node_id) -> None:
             step = step_runner.current_step(task, cleaning.KIND)
             index = node.driver_internal_info.get(
                 cleaning.KIND.index_key)
+            if index == -1:
+                # the agent had heartbeated and its steps were being
+                # planned: no step ran (each is recorded before it runs);
+                # wait for its next heartbeat, which plans them again
+                LOG.warning('%s, before its first step; waiting for the '
+                            'agent\'s next heartbeat', msg)
+                task.process_event('wait')
+                return
             if step and step.get('idempotent', True) and index is not None:
                 LOG.warning('%s; resuming cleaning at step %s.%s', msg,
                             step['interface'], step['step'])
@@ -89,9 +99,10 @@ def recover(conductor, node_id) -> None:
                 # lost before planning: plan again
                 task.spawn_after(cleaning.start)
                 return
-            cleaning._fail(task, msg + '; step %s.%s is not idempotent'
-                           % (step.get('interface'), step.get('step')),
-                           step)
+            why = ('step %s.%s is not idempotent' % (
+                step['interface'], step['step']) if step else
+                'its plan has no step %r to resume at' % (index,))
+            cleaning._fail(task, '%s; %s' % (msg, why), step)
             return
         node.last_error = msg
         LOG.error(msg)

@@ -66,4 +66,8 @@ class AgentInspect(base.InspectInterface):
                 LOG.info('Node %s: port %s PXE %s (the machine booted '
                          'from %s)', node.uuid, mac,
                          'enabled' if pxe else 'disabled', booted)
+
+    def end_inspection_boot(self, task):
+        """Once the inspection's outcome is saved: the agent is shut
+        down (kept up with fast track)."""
         agent_deploy.end_agent_boot(task)
