@@ -10,7 +10,12 @@ Two ways for the agent to get it:
   every lookup then hands out ``******``, so a host that merely knows
   the node's MAC address learns nothing;
 * at the first lookup of a boot (``issue``), for network boot, where
-  the medium is fetched from the network by anyone who asks.
+  the medium is fetched from the network by anyone who asks.  Later
+  lookups get ``******``, unless no heartbeat has carried the token
+  handed out for ``[DEFAULT]rpc_response_timeout_api`` seconds: that
+  lookup's answer was lost (its conductor or the API died before it went
+  out; the agent looks up again), and the next lookup gets a new token
+  (``lost_in_transit``).
 
 It lives in ``driver_internal_info['agent_secret_token']`` (the
 conductor must present it to the agent, so it cannot be kept hashed);
@@ -29,14 +34,16 @@ from baremetal.common import exception
 LOG = log.getLogger(__name__)
 
 TOKEN_KEY = 'agent_secret_token'
+# when a lookup handed it out
+ISSUED_AT_KEY = 'agent_secret_token_issued_at'
 # the token went onto the boot medium: no lookup hands it out
 PREGENERATED_KEY = 'agent_secret_token_pregenerated'
 MASK = '******'
 
 # what an agent knows of the node besides the token: all re-asserted by
 # the next boot's first heartbeat
-_BOOT_KEYS = (TOKEN_KEY, PREGENERATED_KEY, 'agent_url', 'agent_verify_ca',
-              'agent_command', 'agent_last_heartbeat')
+_BOOT_KEYS = (TOKEN_KEY, PREGENERATED_KEY, ISSUED_AT_KEY, 'agent_url',
+              'agent_verify_ca', 'agent_command', 'agent_last_heartbeat')
 
 
 def present(node) -> bool:
@@ -50,9 +57,11 @@ def issued(driver_internal_info) -> bool:
 
 
 def issue(node) -> str:
-    """A new token for this boot (the caller holds the node's lock)."""
+    """A new token for this boot, handed out at a lookup (the caller
+    holds the node's lock)."""
     token = secrets.token_urlsafe(32)
     node.driver_internal_info[TOKEN_KEY] = token
+    node.driver_internal_info[ISSUED_AT_KEY] = _now().isoformat()
     return token
 
 
@@ -60,8 +69,24 @@ def pregenerate(node) -> str:
     """A new token for a boot medium that carries it (the caller holds
     the node's lock); lookups will not hand it out."""
     token = issue(node)
-    node.driver_internal_info[PREGENERATED_KEY] = True
+    info = node.driver_internal_info
+    info.pop(ISSUED_AT_KEY, None)
+    info[PREGENERATED_KEY] = True
     return token
+
+
+def lost_in_transit(driver_internal_info, after: float) -> bool:
+    """Whether the token a lookup handed out at least ``after`` seconds
+    ago has been carried by no heartbeat since: that lookup's answer most
+    likely never reached the agent (the conductor or the API was lost
+    before it went out), and the agent looks up again.  Never for a token
+    on the boot medium, or one a heartbeat has carried."""
+    info = driver_internal_info or {}
+    if not info.get(TOKEN_KEY) or info.get(PREGENERATED_KEY) or \
+            info.get('agent_last_heartbeat'):
+        return False
+    age = _age(info.get(ISSUED_AT_KEY))
+    return age is not None and age >= after
 
 
 def pregenerated(node) -> bool:
@@ -99,12 +124,19 @@ def wipe(node) -> None:
 def heartbeat_age(driver_internal_info: dict) -> float | None:
     """Seconds since this boot's agent last heartbeated (None: no
     heartbeat recorded, or not a time)."""
-    last = driver_internal_info.get('agent_last_heartbeat')
-    if not isinstance(last, str):
+    return _age(driver_internal_info.get('agent_last_heartbeat'))
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def _age(when) -> float | None:
+    """Seconds since ``when`` (an ISO time, UTC; None: not a time)."""
+    if not isinstance(when, str):
         return None
     try:
-        then = datetime.datetime.fromisoformat(last)
+        then = datetime.datetime.fromisoformat(when)
     except ValueError:
         return None
-    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    return (now - then.replace(tzinfo=None)).total_seconds()
+    return (_now() - then.replace(tzinfo=None)).total_seconds()

@@ -436,7 +436,16 @@ class ConductorManager:
         and the agent looks up again."""
         with self._acquire(node_id, purpose='agent lookup') as task:
             node = task.node
-            if agent_tokens.present(node):
+            timeout = self.conductor.conf.rpc_response_timeout_api
+            if agent_tokens.lost_in_transit(node.driver_internal_info,
+                                            timeout):
+                # its lookup's answer was lost: this one gets a new token
+                # and the first is void
+                LOG.warning('Node %s: no heartbeat carried the agent token '
+                            'handed out %d seconds ago or more (that '
+                            'lookup\'s answer was lost?): a new token for '
+                            'this lookup', node.uuid, timeout)
+            elif agent_tokens.present(node):
                 LOG.warning('Node %s: a second lookup in the same boot; '
                             'the agent token is not handed out again',
                             node.uuid)

@@ -2,6 +2,7 @@
 cleaning through the agent's commands, the ramdisk deploy; against a
 stand-in for ironic-python-agent's API (tests/agent_double.py)."""
 
+import time
 import types
 
 import pytest
@@ -542,3 +543,71 @@ def test_end_of_an_agent_boot_otherwise_shuts_it_down(fast_track, state):
     agent_deploy.end_agent_boot(task)
     assert calls == ['power off', 'clean_up_ramdisk']
     assert 'agent_secret_token' not in task.node.driver_internal_info
+
+
+def test_a_token_no_heartbeat_carried_is_issued_again(api, agent):
+    """The answer of the lookup that got the token was lost (the
+    conductor died after issuing it, or the API before answering; seen in
+    ``tools/bench-fleet --lose-conductor undeploy``): once no heartbeat
+    has carried it for [DEFAULT]rpc_response_timeout_api seconds, the
+    agent's next lookup gets a new token and the first one is void.
+    Before that, and once a heartbeat carried it, ``******`` (as
+    Ironic)."""
+    api_conf = harness.CONF
+    api_conf.set_override('rpc_response_timeout_api', 1)
+    try:
+        uuid = _agent_node(api)
+        api.provision(uuid, 'provide')
+        api.wait_for(uuid, 'clean wait')
+        path = '/v1/lookup?addresses=%s' % MAC
+
+        def lookup():
+            status, found, _ = api.request('GET', path, version='1.62')
+            assert status == 200, found
+            return found['config']['agent_token']
+
+        lost = lookup()
+        assert len(lost) >= 32
+        assert lookup() == '******'
+        time.sleep(1.1)
+        token = lookup()
+        assert token not in (lost, '******') and len(token) >= 32
+        status, _, _ = api.request(
+            'POST', '/v1/heartbeat/%s' % uuid,
+            {'callback_url': agent.url, 'agent_token': lost},
+            version='1.62')
+        assert status == 401
+        agent.token = token         # the agent's own, from this lookup
+        status, body, _ = api.request(
+            'POST', '/v1/heartbeat/%s' % uuid,
+            {'callback_url': agent.url, 'agent_token': token},
+            version='1.62')
+        assert status == 202, body
+        api.wait_for(uuid, 'available')
+    finally:
+        api_conf.clear_override('rpc_response_timeout_api')
+
+
+def test_which_tokens_count_as_lost_in_transit():
+    """The rule behind the test above: a token a lookup handed out,
+    older than the time, that no heartbeat carried; never one on the
+    boot medium."""
+    from baremetal.common import agent_tokens
+    node = types.SimpleNamespace(driver_internal_info={})
+    agent_tokens.issue(node)
+    info = node.driver_internal_info
+    assert not agent_tokens.lost_in_transit(info, 60)
+    assert agent_tokens.lost_in_transit(info, 0)
+    carried = dict(info, agent_last_heartbeat='2026-12-06T06:00:00')
+    assert not agent_tokens.lost_in_transit(carried, 0)
+    old = dict(info, agent_secret_token_issued_at='2026-12-06T06:00:00')
+    assert agent_tokens.lost_in_transit(old, 60)
+    for odd in (None, 'yesterday', 42):
+        assert not agent_tokens.lost_in_transit(
+            dict(info, agent_secret_token_issued_at=odd), 0)
+    medium = types.SimpleNamespace(driver_internal_info={})
+    agent_tokens.pregenerate(medium)
+    assert not agent_tokens.lost_in_transit(medium.driver_internal_info, 0)
+    agent_tokens.wipe(node)
+    assert node.driver_internal_info == {}
+    assert not agent_tokens.lost_in_transit(node.driver_internal_info, 0)

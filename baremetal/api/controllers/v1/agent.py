@@ -80,14 +80,17 @@ def _lookup(req):
         raise exception.NodeNotFound(node=node_uuid or ','.join(addresses))
     token = None
     if req.allows(versions.AGENT_TOKEN):
-        if agent_tokens.issued(row['driver_internal_info']):
+        info = row['driver_internal_info']
+        if agent_tokens.issued(info) and not agent_tokens.lost_in_transit(
+                info, state.CONF.rpc_response_timeout_api):
             # on the boot medium, or handed out already: answered from
             # the row, without the node's conductor or its lock, however
             # many hosts ask
             token = agent_tokens.MASK
         else:
             # network boot: the node's conductor issues it to the first
-            # lookup of the boot (without waiting for a busy node's lock)
+            # lookup of the boot (without waiting for a busy node's
+            # lock), or again if no heartbeat ever carried the first
             token = state.RPC.node_call(req.context, row,
                                         'get_node_with_token')
             row = db_nodes.get_node(row['uuid'])
