@@ -73,7 +73,8 @@ NO_RAMDISK = 'cleaning_disable_ramdisk'
 
 KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
                             on_done=_done, on_fail=_fail, replan=_replan,
-                            timeout_option='clean_callback_timeout')
+                            timeout_option='clean_callback_timeout',
+                            saves_end=True)
 
 
 def automated_clean_enabled(task) -> bool:

@@ -37,6 +37,12 @@ class StepKind:
     # abort_after(task): the step that just finished was flagged
     # ``abort_after`` (an abort came while it could not be stopped)
     abort_after: Callable | None = None
+    # on_done does work a lost conductor may leave half done (cleaning's
+    # tear down powers the ramdisk off): the end of the steps is saved
+    # first (the index one past the last step), so that the conductor
+    # taking the node over finishes instead of running the last step
+    # again against a ramdisk that is gone
+    saves_end: bool = False
 
     @property
     def step_field(self) -> str:
@@ -118,8 +124,25 @@ def run(task, kind: StepKind, start: int = 0) -> None:
             return
         step_timings.step_finished(info, kind.name)
         _after_step(task, step)
+    if kind.saves_end:
+        info[kind.index_key] = len(plan)
+        setattr(node, kind.step_field, {})
+        node.save()
+    finish(task, kind)
+
+
+def finish(task, kind: StepKind) -> None:
+    """Every step of the plan is done: what the kind does at its end."""
     clear_plan(task, kind)
     kind.on_done(task)
+
+
+def ended(task, kind: StepKind) -> bool:
+    """Whether the node's saved plan ran to its end (``saves_end``)."""
+    info = task.node.driver_internal_info
+    index = info.get(kind.index_key)
+    return kind.steps_key in info and isinstance(index, int) and \
+        index >= len(info[kind.steps_key] or [])
 
 
 def resume(task, kind: StepKind, error: str | None = None) -> None:

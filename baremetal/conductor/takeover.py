@@ -12,7 +12,8 @@ Rules (doc/source/admin/failures.rst):
     marked non-idempotent (``idempotent: false`` in its plan entry)
     fails the node instead of running twice; caught after the agent's
     first heartbeat and before the first step (its steps being
-    planned): back to clean wait, for the agent's next heartbeat;
+    planned): back to clean wait, for the agent's next heartbeat; caught
+    after the last step (tearing the ramdisk down): finished;
   - deploying, deleting, verifying, inspecting, rescuing, unrescuing,
     adopting: -> the matching failure state with last_error saying the
     conductor was lost (verifying -> enroll).
@@ -79,6 +80,13 @@ def recover(conductor, node_id) -> None:
             step = step_runner.current_step(task, cleaning.KIND)
             index = node.driver_internal_info.get(
                 cleaning.KIND.index_key)
+            if step_runner.ended(task, cleaning.KIND):
+                # every step was done (and saved so): the lost conductor
+                # was tearing the ramdisk down; finish that
+                LOG.warning('%s, after its last step; finishing the '
+                            'cleaning', msg)
+                task.spawn_after(step_runner.finish, cleaning.KIND)
+                return
             if index == -1:
                 # the agent had heartbeated and its steps were being
                 # planned: no step ran (each is recorded before it runs);

@@ -5,6 +5,10 @@
   step, while the steps it reported were being planned, the node goes
   back to clean wait and the agent's next heartbeat cleans it (it used
   to fail with "step None.None is not idempotent");
+* caught cleaning after its last step (the ramdisk being torn down,
+  the end of the steps saved first), the node's cleaning is finished
+  (it used to run the last step again, against an agent powered off:
+  clean failed, "agent down");
 * in-band inspection saves the node inspected before the machine is
   powered off (lost in between, the node used to wait in inspect wait
   for an inventory already posted, its machine off, until the timeout).
@@ -70,3 +74,47 @@ def test_inspected_is_saved_before_the_machine_is_powered_off(
     node = api.wait_for(node['uuid'], 'manageable')
     assert node['power_state'] == 'power off'
     assert seen == [('manageable', True)]
+
+
+def test_lost_after_the_last_step_finishes_the_cleaning(api, agent):
+    uuid = agent_tests._agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    info = dict(db_nodes.get_node(uuid)['driver_internal_info'])
+    step = {'interface': 'deploy', 'step': 'erase_devices_metadata',
+            'priority': 99, 'args': {}, 'abortable': True}
+    # the last step done and saved so, then the conductor died while it
+    # powered the ramdisk off
+    info.update(clean_steps=[step], clean_step_index=1)
+    node_id = _lost_while(uuid, provision_state='cleaning',
+                          driver_internal_info=info)
+    takeover.recover(api.conductor, node_id)
+    node = api.wait_for(uuid, 'available')
+    assert node['last_error'] is None and not node['maintenance']
+    assert node['power_state'] == 'power off'
+    assert 'clean_steps' not in node['driver_internal_info']
+    assert agent.names() == []          # no step ran again
+
+
+def test_the_end_of_the_steps_is_saved_before_the_tear_down(
+        api, agent, monkeypatch):
+    """What the test above takes over: a conductor lost in cleaning's
+    tear down finds the plan's end saved."""
+    from baremetal.drivers.modules.agent import deploy as agent_deploy
+    seen = []
+    shut_down = agent_deploy.AgentBase.tear_down_cleaning
+
+    def recording(self, task):
+        info = db_nodes.get_node(task.node.uuid)['driver_internal_info']
+        seen.append((info.get('clean_step_index'),
+                     len(info.get('clean_steps') or [])))
+        return shut_down(self, task)
+
+    monkeypatch.setattr(agent_deploy.AgentBase, 'tear_down_cleaning',
+                        recording)
+    uuid = agent_tests._agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    agent_tests._boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    assert len(seen) == 1 and seen[0][0] == seen[0][1] >= 1, seen
