@@ -120,6 +120,9 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     def handle_error(self, request, client_address):
         if self.tls is not None and isinstance(sys.exc_info()[1], OSError):
             return      # a client that refused the certificate, say
+        if isinstance(sys.exc_info()[1], (BrokenPipeError,
+                                          ConnectionResetError)):
+            return      # a client gone (a conductor killed, say)
         super().handle_error(request, client_address)
 
     def server_bind(self):
