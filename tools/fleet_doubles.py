@@ -1209,6 +1209,17 @@ class AgentFleet:
             a['lookup_delay'] = 1.0
             self._schedule(node, a['gen'], self.boot_seconds)
 
+    def boot_from_network(self, node: str) -> None:
+        """The next power on boots the ramdisk, not a disk written
+        before: what a boot interface that sets the boot device does
+        (the fake one sets none), e.g. for the cleaning after a
+        deployment that failed between the image's write and the
+        instance's boot."""
+        with self.lock:
+            a = self.agents.get(node)
+            if a is not None:
+                a['disk'] = a['instance'] = False
+
     def _schedule(self, node, gen, delay):
         self._due.append((time.monotonic() + delay, node, gen))
         self._wake.notify()
