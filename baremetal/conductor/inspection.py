@@ -6,6 +6,7 @@ from oslo_log import log
 
 from baremetal.common import exception
 from baremetal.common import states
+from baremetal.common import storable
 from baremetal.conductor import firmware
 from baremetal.conductor import inspection_rules
 from baremetal.db import rows as db_rows
@@ -71,10 +72,19 @@ def resume(task, inventory: dict, plugin_data: dict) -> None:
 
 def _after_in_band(task) -> None:
     """Worker, the node inspected: the ramdisk's boot ends (the inspect
-    interface's way), the firmware components are read."""
+    interface's way), the firmware components are read.  The inspection
+    stands when the ramdisk cannot be shut down: its last_error says
+    so."""
+    node = task.node
     end = getattr(task.driver.inspect, 'end_inspection_boot', None)
     if end is not None:
-        end(task)
+        try:
+            end(task)
+        except Exception as e:
+            node.last_error = storable.bounded(
+                'In-band inspection of node %s finished, but its ramdisk '
+                'could not be shut down: %s' % (node.uuid, e), 1000)
+            LOG.warning(node.last_error)
     firmware.cache(task)
 
 

@@ -118,3 +118,23 @@ def test_the_end_of_the_steps_is_saved_before_the_tear_down(
     agent_tests._boot_agent(api, agent, uuid)
     api.wait_for(uuid, 'available')
     assert len(seen) == 1 and seen[0][0] == seen[0][1] >= 1, seen
+
+
+def test_a_ramdisk_that_cannot_be_shut_down_leaves_the_inspection_done(
+        api, monkeypatch):
+    from baremetal.common import exception
+
+    def failing(task, *args, **kwargs):
+        raise exception.PowerStateFailure(pstate='power off')
+
+    monkeypatch.setattr(agent_deploy, 'end_agent_boot', failing)
+    node = inspection_tests._inspect_waiting(api)
+    status, body, _ = api.request(
+        'POST', '/v1/continue_inspection',
+        {'inventory': inspection_tests.INVENTORY}, version='1.84')
+    assert status == 202, body
+    node = api.wait_for(node['uuid'], 'manageable')
+    assert node['inspection_finished_at'] is not None
+    assert node['properties']['cpus'] == 4
+    assert 'finished, but its ramdisk could not be shut down' in \
+        node['last_error'], node['last_error']
