@@ -73,6 +73,14 @@ def _finish_abort(task) -> None:
     LOG.info('Node %s: %s', node.uuid, reason)
 
 
+# deploy steps that may run again when the conductor running them was
+# lost midway (conductor/takeover.py): each boots, powers or sets up the
+# boot to the same end however often it runs.  Not write_image (its agent
+# may still be writing when the step starts again), nor the steps of
+# deploy templates or of other interfaces: a node caught in those fails.
+RESUMABLE = frozenset(('deploy.deploy', 'deploy.prepare_instance_boot',
+                       'deploy.tear_down_agent', 'deploy.boot_instance'))
+
 KIND = step_runner.StepKind(name='deploy', wait_state=states.DEPLOYWAIT,
                             on_done=_done, on_fail=_fail,
                             timeout_option='deploy_callback_timeout',

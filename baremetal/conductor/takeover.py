@@ -14,9 +14,13 @@ Rules (doc/source/admin/failures.rst):
     first heartbeat and before the first step (its steps being
     planned): back to clean wait, for the agent's next heartbeat; caught
     after the last step (tearing the ramdisk down): finished;
-  - deploying, deleting, verifying, inspecting, rescuing, unrescuing,
-    adopting: -> the matching failure state with last_error saying the
-    conductor was lost (verifying -> enroll).
+  - deploying: resumed at the recorded step if it is one that may run
+    again (deployments.RESUMABLE: booting the ramdisk, preparing the
+    instance's boot, powering off, booting the instance); failed
+    otherwise (the image being written, a deploy template's step);
+  - deleting, verifying, inspecting, rescuing, unrescuing, adopting:
+    -> the matching failure state with last_error saying the conductor
+    was lost (verifying -> enroll).
 """
 
 from oslo_log import log
@@ -24,6 +28,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import states
 from baremetal.conductor import cleaning
+from baremetal.conductor import deployments
 from baremetal.conductor import step_runner
 from baremetal.conductor import task_manager
 from baremetal.db import conductors as db_conductors
@@ -112,6 +117,16 @@ def recover(conductor, node_id) -> None:
                 'its plan has no step %r to resume at' % (index,))
             cleaning._fail(task, '%s; %s' % (msg, why), step)
             return
+        if state == states.DEPLOYING:
+            step = step_runner.current_step(task, deployments.KIND)
+            if '%s.%s' % (step.get('interface'), step.get('step')) in \
+                    deployments.RESUMABLE:
+                LOG.warning('%s; resuming the deployment at step %s.%s',
+                            msg, step['interface'], step['step'])
+                task.spawn_after(step_runner.run, deployments.KIND,
+                                 node.driver_internal_info[
+                                     deployments.KIND.index_key])
+                return
         node.last_error = msg
         LOG.error(msg)
         if state == states.DELETING:

@@ -16,6 +16,8 @@
 The kinds the functional test drives over RabbitMQ (tests/functional/
 test_takeover.py) are left to it."""
 
+import pytest
+
 from baremetal.conductor import takeover
 from baremetal.db import nodes as db_nodes
 from baremetal.db import reservations as db_reservations
@@ -138,3 +140,30 @@ def test_a_ramdisk_that_cannot_be_shut_down_leaves_the_inspection_done(
     assert node['properties']['cpus'] == 4
     assert 'finished, but its ramdisk could not be shut down' in \
         node['last_error'], node['last_error']
+
+
+@pytest.mark.parametrize('step, outcome', [
+    ('deploy', 'active'), ('boot_instance', 'active'),
+    ('write_image', 'deploy failed')])
+def test_lost_while_deploying_resumes_a_step_that_may_run_again(
+        api, step, outcome):
+    """Booting, powering and the boot set-up may run again
+    (deployments.RESUMABLE); a node caught writing its image fails, as
+    in Ironic (every node caught deploying failed, 36 of 116 in
+    ``bench-fleet --lose-conductor deploy``)."""
+    uuid = api.make_available()['uuid']
+    info = dict(db_nodes.get_node(uuid)['driver_internal_info'])
+    plan = [{'interface': 'deploy', 'step': step, 'priority': 100,
+             'args': {}}]
+    info.update(deploy_steps=plan, deploy_step_index=0)
+    node_id = _lost_while(uuid, provision_state='deploying',
+                          target_provision_state='active',
+                          driver_internal_info=info,
+                          deploy_step=plan[0])
+    takeover.recover(api.conductor, node_id)
+    node = api.wait_for(uuid, outcome)
+    if outcome == 'active':
+        assert node['last_error'] is None
+        assert node['driver_internal_info'].get('deploy_steps') is None
+    else:
+        assert 'was lost' in node['last_error']
