@@ -56,6 +56,18 @@ def test_lost_while_planning_the_agents_steps_waits_for_it_again(
                              'clean.execute_clean_step:erase_devices_metadata']
 
 
+def _inspected(api, monkeypatch, end_agent_boot):
+    """A node inspected in band, its agent's boot ended by
+    ``end_agent_boot``; the node once at rest in manageable."""
+    monkeypatch.setattr(agent_deploy, 'end_agent_boot', end_agent_boot)
+    node = inspection_tests._inspect_waiting(api)
+    status, body, _ = api.request(
+        'POST', '/v1/continue_inspection',
+        {'inventory': inspection_tests.INVENTORY}, version='1.84')
+    assert status == 202, body
+    return api.wait_for(node['uuid'], 'manageable')
+
+
 def test_inspected_is_saved_before_the_machine_is_powered_off(
         api, monkeypatch):
     seen = []
@@ -67,13 +79,7 @@ def test_inspected_is_saved_before_the_machine_is_powered_off(
                      row['inspection_finished_at'] is not None))
         return end(task, *args, **kwargs)
 
-    monkeypatch.setattr(agent_deploy, 'end_agent_boot', recording)
-    node = inspection_tests._inspect_waiting(api)
-    status, body, _ = api.request(
-        'POST', '/v1/continue_inspection',
-        {'inventory': inspection_tests.INVENTORY}, version='1.84')
-    assert status == 202, body
-    node = api.wait_for(node['uuid'], 'manageable')
+    node = _inspected(api, monkeypatch, recording)
     assert node['power_state'] == 'power off'
     assert seen == [('manageable', True)]
 
@@ -129,13 +135,7 @@ def test_a_ramdisk_that_cannot_be_shut_down_leaves_the_inspection_done(
     def failing(task, *args, **kwargs):
         raise exception.PowerStateFailure(pstate='power off')
 
-    monkeypatch.setattr(agent_deploy, 'end_agent_boot', failing)
-    node = inspection_tests._inspect_waiting(api)
-    status, body, _ = api.request(
-        'POST', '/v1/continue_inspection',
-        {'inventory': inspection_tests.INVENTORY}, version='1.84')
-    assert status == 202, body
-    node = api.wait_for(node['uuid'], 'manageable')
+    node = _inspected(api, monkeypatch, failing)
     assert node['inspection_finished_at'] is not None
     assert node['properties']['cpus'] == 4
     assert 'finished, but its ramdisk could not be shut down' in \
