@@ -71,10 +71,17 @@ REQUESTED = 'clean_steps_requested'
 # only, no ramdisk booted
 NO_RAMDISK = 'cleaning_disable_ramdisk'
 
+def _may_run_again(step: dict) -> bool:
+    """Every clean step is idempotent by contract, but one whose plan
+    entry says ``idempotent: false``."""
+    return step.get('idempotent', True)
+
+
 KIND = step_runner.StepKind(name='clean', wait_state=states.CLEANWAIT,
                             on_done=_done, on_fail=_fail, replan=_replan,
                             timeout_option='clean_callback_timeout',
-                            saves_end=True)
+                            saves_end=True,
+                            may_run_again=_may_run_again)
 
 
 def automated_clean_enabled(task) -> bool:

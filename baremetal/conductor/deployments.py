@@ -81,10 +81,16 @@ def _finish_abort(task) -> None:
 RESUMABLE = frozenset(('deploy.deploy', 'deploy.prepare_instance_boot',
                        'deploy.tear_down_agent', 'deploy.boot_instance'))
 
+
+def _may_run_again(step: dict) -> bool:
+    return '%s.%s' % (step.get('interface'), step.get('step')) in RESUMABLE
+
+
 KIND = step_runner.StepKind(name='deploy', wait_state=states.DEPLOYWAIT,
                             on_done=_done, on_fail=_fail,
                             timeout_option='deploy_callback_timeout',
-                            abort_after=_abort_after_step)
+                            abort_after=_abort_after_step,
+                            may_run_again=_may_run_again)
 
 
 def template_steps(task) -> list[dict]:

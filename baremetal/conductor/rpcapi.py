@@ -32,7 +32,6 @@ class ConductorAPI:
         self.rings = local.rings if local else hash_ring.RingManager(conf)
         self._client = None
         self._batches = None
-        self._waiting = 0
         self._waiting_lock = threading.Lock()
         # conductor -> requests waiting on it now, and the most that may
         self._waiting_on: dict[str, int] = {}
@@ -72,7 +71,6 @@ class ConductorAPI:
                            'overloaded or gone. Retry later.'
                            % (host, waiting))
             self._waiting_on[host] = waiting + 1
-            self._waiting += 1
         try:
             if rpc_method in rpc_batch.BATCHED and \
                     host not in self._no_batch:
@@ -82,7 +80,6 @@ class ConductorAPI:
             return self._rpc(host, rpc_method, context, **kwargs)
         finally:
             with self._waiting_lock:
-                self._waiting -= 1
                 left = self._waiting_on[host] - 1
                 if left:
                     self._waiting_on[host] = left
@@ -91,7 +88,7 @@ class ConductorAPI:
 
     def waiting(self) -> int:
         """How many threads wait on a conductor's answer right now."""
-        return self._waiting
+        return sum(self._waiting_on.values())
 
     def _rpc(self, host: str, rpc_method: str, context, **kwargs) -> Any:
         import oslo_messaging as messaging

@@ -43,6 +43,10 @@ class StepKind:
     # taking the node over finishes instead of running the last step
     # again against a ramdisk that is gone
     saves_end: bool = False
+    # may_run_again(step): the step the node was at when its conductor was
+    # lost may run again with the conductor taking it over
+    # (conductor/takeover.py); otherwise the node fails
+    may_run_again: Callable = lambda step: False
 
     @property
     def step_field(self) -> str:

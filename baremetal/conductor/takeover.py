@@ -15,7 +15,8 @@ Rules (doc/source/admin/failures.rst):
     planned): back to clean wait, for the agent's next heartbeat; caught
     after the last step (tearing the ramdisk down): finished;
   - deploying: resumed at the recorded step if it is one that may run
-    again (deployments.RESUMABLE: booting the ramdisk, preparing the
+    again (StepKind.may_run_again; deployments.RESUMABLE: booting the
+    ramdisk, preparing the
     instance's boot, powering off, booting the instance); failed
     otherwise (the image being written, a deploy template's step);
   - deleting, verifying, inspecting, rescuing, unrescuing, adopting:
@@ -100,11 +101,7 @@ def recover(conductor, node_id) -> None:
                             'agent\'s next heartbeat', msg)
                 task.process_event('wait')
                 return
-            if step and step.get('idempotent', True) and index is not None:
-                LOG.warning('%s; resuming cleaning at step %s.%s', msg,
-                            step['interface'], step['step'])
-                task.spawn_after(step_runner.run, cleaning.KIND,
-                                 max(index, 0))
+            if _resumed(task, cleaning.KIND, msg):
                 return
             if not step and index is None and \
                     node.target_provision_state != states.MANAGEABLE and \
@@ -117,19 +114,25 @@ def recover(conductor, node_id) -> None:
                 'its plan has no step %r to resume at' % (index,))
             cleaning._fail(task, '%s; %s' % (msg, why), step)
             return
-        if state == states.DEPLOYING:
-            step = step_runner.current_step(task, deployments.KIND)
-            if '%s.%s' % (step.get('interface'), step.get('step')) in \
-                    deployments.RESUMABLE:
-                LOG.warning('%s; resuming the deployment at step %s.%s',
-                            msg, step['interface'], step['step'])
-                task.spawn_after(step_runner.run, deployments.KIND,
-                                 node.driver_internal_info[
-                                     deployments.KIND.index_key])
-                return
+        if state == states.DEPLOYING and \
+                _resumed(task, deployments.KIND, msg):
+            return
         node.last_error = msg
         LOG.error(msg)
         if state == states.DELETING:
             task.process_event('error')
         else:
             task.process_event('fail')
+
+
+def _resumed(task, kind, msg: str) -> bool:
+    """Whether the node went on at the step it was at, one its kind says
+    may run again (``StepKind.may_run_again``)."""
+    step = step_runner.current_step(task, kind)
+    if not step or not kind.may_run_again(step):
+        return False
+    LOG.warning('%s; resuming at %s step %s.%s', msg, kind.name,
+                step['interface'], step['step'])
+    task.spawn_after(step_runner.run, kind,
+                     task.node.driver_internal_info[kind.index_key])
+    return True
