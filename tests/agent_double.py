@@ -2,7 +2,12 @@
 the conductor's side of the protocol (the VM tests use the real agent).
 
 It speaks IPA's wire format: ``POST /v1/commands/?wait=&agent_token=``
-with ``{"name", "params"}``, ``GET /v1/commands/{id}``; records carry
+with ``{"name", "params"}``, ``GET /v1/commands/{id}``, ``GET
+/v1/commands/`` (``{"commands": [...]}``, in the order they ran); a
+command sent while the last one still runs gets IPA's 409 AgentIsBusy
+(``refuses_when_busy``; a command runs until polled
+``polls_until_done`` times, so set it False for tests that send one
+past a command they never poll); records carry
 ``id``, ``command_name``, ``command_status``, ``command_result``,
 ``command_error``; a request without the right token gets 401 as IPA
 answers.  Behaviour is steered per command name:
@@ -73,6 +78,7 @@ class AgentDouble:
         self.answer: tuple | None = None
         self.hang = False
         self.hung = 0
+        self.refuses_when_busy = True
         self._stopping = threading.Event()
         self.received: list[dict] = []      # every command's name/params
         self.requests: list[str] = []       # every path with its query
@@ -120,6 +126,14 @@ class AgentDouble:
                 body = json.loads(self.rfile.read(length) or b'{}')
                 if not self._authorized():
                     return
+                busy = double._busy_with()
+                if busy:
+                    # IPA's AgentIsBusy
+                    self._send(409, {
+                        'type': 'AgentIsBusy', 'code': 409,
+                        'message': 'Agent is busy',
+                        'details': 'executing command %s' % busy})
+                    return
                 self._send(200, double._odd(
                     double._run(body['name'], body['params'])))
 
@@ -127,6 +141,11 @@ class AgentDouble:
                 if not self._authorized():
                     return
                 path = urllib.parse.urlsplit(self.path).path
+                if path.rstrip('/').endswith('/v1/commands'):
+                    self._send(200, {'commands': [
+                        double._odd(dict(r))
+                        for r in double._records.values()]})
+                    return
                 cid = path.rsplit('/', 1)[-1]
                 if cid not in double._records:
                     self._send(404, {'faultstring': 'no such command'})
@@ -162,6 +181,15 @@ class AgentDouble:
             step = (c['params'].get('step') or {}).get('step')
             out.append(c['name'] + (':' + step if step else ''))
         return out
+
+    def _busy_with(self) -> str | None:
+        """The name of the command still running, when the last one
+        does (IPA refuses another then: 409 AgentIsBusy)."""
+        if not self.refuses_when_busy or not self._records:
+            return None
+        last = list(self._records.values())[-1]
+        return last['command_name'] \
+            if last['command_status'] == 'RUNNING' else None
 
     def _odd(self, record: dict) -> dict:
         return self.odd_record(record) if self.odd_record else record

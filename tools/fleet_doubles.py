@@ -1162,6 +1162,13 @@ class AgentFleet:
                     # a powered-off machine does not answer: close
                     self.close_connection = True
                     return self._send(503, {'faultstring': why})
+                busy = fleet._busy_with(node)
+                if busy:
+                    # IPA's AgentIsBusy
+                    return self._send(409, {
+                        'type': 'AgentIsBusy', 'code': 409,
+                        'message': 'Agent is busy',
+                        'details': 'executing command %s' % busy})
                 self._send(200, fleet._run(node, body.get('name'),
                                            body.get('params') or {}))
 
@@ -1172,6 +1179,8 @@ class AgentFleet:
                 if why:
                     self.close_connection = True
                     return self._send(503, {'faultstring': why})
+                if not rest:
+                    return self._send(200, {'commands': fleet._listed(node)})
                 cid = rest[-1] if rest else ''
                 record = fleet._status(node, cid)
                 if record is None:
@@ -1196,6 +1205,7 @@ class AgentFleet:
             a['gen'] += 1
             a['up'] = False
             a['token'] = None
+            a['commands'] = []      # a new boot: IPA's list starts empty
             if not on:
                 if a['instance']:
                     # the instance went down: the next boot is the
@@ -1242,7 +1252,13 @@ class AgentFleet:
                 self.agents[node]['disk'] = True
             record['node'] = node
             record['done_at'] = time.monotonic() + self.command_seconds
+            kind = name.split('.', 1)[0]
+            if name == '%s.execute_%s_step' % (kind, kind):
+                # IPA's step result names the step it ran
+                record['ran'] = {'%s_result' % kind: None,
+                                 '%s_step' % kind: params.get('step')}
             self.commands[cid] = record
+            self.agents[node].setdefault('commands', []).append(cid)
             if record['command_status'] == 'RUNNING':
                 # IPA heartbeats as soon as an asynchronous command ends
                 self._schedule(node, self.agents[node]['gen'],
@@ -1255,16 +1271,39 @@ class AgentFleet:
             record = self.commands.get(cid)
             if record is None or record['node'] != node:
                 return None
-            if record['command_status'] == 'RUNNING' and \
-                    time.monotonic() >= record['done_at']:
-                record.update(command_status='SUCCEEDED',
-                              command_result={'ok': True})
-            return self._public(record)
+            return self._public(self._settled(record))
+
+    def _settled(self, record):
+        """The record as it is now (a command ends command_seconds
+        after it started); under the lock."""
+        if record['command_status'] == 'RUNNING' and \
+                time.monotonic() >= record['done_at']:
+            record.update(command_status='SUCCEEDED',
+                          command_result=record.get('ran') or {'ok': True})
+        return record
+
+    def _listed(self, node):
+        """GET /v1/commands/: this boot's commands, in their order."""
+        with self.lock:
+            self.stats['command_polls'] += 1
+            return [self._public(self._settled(self.commands[cid]))
+                    for cid in self.agents[node].get('commands', [])]
+
+    def _busy_with(self, node):
+        """The command the agent still runs, if its last one does
+        (IPA refuses another then: 409)."""
+        with self.lock:
+            cids = self.agents[node].get('commands')
+            if not cids:
+                return None
+            last = self._settled(self.commands[cids[-1]])
+            return last['command_name'] \
+                if last['command_status'] == 'RUNNING' else None
 
     @staticmethod
     def _public(record):
         return {k: v for k, v in record.items()
-                if k not in ('node', 'done_at')}
+                if k not in ('node', 'done_at', 'ran')}
 
     # ---- the agents' own side: lookup and heartbeat ----
     def _work(self):

@@ -74,11 +74,13 @@ def _finish_abort(task) -> None:
 
 
 # deploy steps that may run again when the conductor running them was
-# lost midway (conductor/takeover.py): each boots, powers or sets up the
-# boot to the same end however often it runs.  Not write_image (its agent
-# may still be writing when the step starts again), nor the steps of
-# deploy templates or of other interfaces: a node caught in those fails.
-RESUMABLE = frozenset(('deploy.deploy', 'deploy.prepare_instance_boot',
+# lost midway (conductor/takeover.py): each boots, powers, writes the
+# image or sets up the boot to the same end however often it runs (an
+# agent still writing the image is waited for, not asked again:
+# agent/deploy.py start_command).  Not the steps of deploy templates or
+# of other interfaces: a node caught in those fails.
+RESUMABLE = frozenset(('deploy.deploy', 'deploy.write_image',
+                       'deploy.prepare_instance_boot',
                        'deploy.tear_down_agent', 'deploy.boot_instance'))
 
 

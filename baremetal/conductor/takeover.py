@@ -16,9 +16,13 @@ Rules (doc/source/admin/failures.rst):
     after the last step (tearing the ramdisk down): finished;
   - deploying: resumed at the recorded step if it is one that may run
     again (StepKind.may_run_again; deployments.RESUMABLE: booting the
-    ramdisk, preparing the
-    instance's boot, powering off, booting the instance); failed
-    otherwise (the image being written, a deploy template's step);
+    ramdisk, writing the image, preparing the instance's boot, powering
+    off, booting the instance); failed otherwise (a deploy template's
+    step);
+  - a resumed step whose agent command the lost conductor had sent is
+    not sent again while the agent still runs it (IPA would refuse it:
+    "agent is busy"), nor once it ended well: the agent's last command
+    is adopted (agent/deploy.py);
   - deleting, verifying, inspecting, rescuing, unrescuing, adopting:
     -> the matching failure state with last_error saying the conductor
     was lost (verifying -> enroll).
@@ -133,6 +137,9 @@ def _resumed(task, kind, msg: str) -> bool:
         return False
     LOG.warning('%s; resuming at %s step %s.%s', msg, kind.name,
                 step['interface'], step['step'])
+    # the agent may still run the command the lost conductor sent for
+    # it: waited for, not sent again (agent/deploy.py start_command)
+    task.resumed_step = step
     task.spawn_after(step_runner.run, kind,
                      task.node.driver_internal_info[kind.index_key])
     return True

@@ -81,6 +81,10 @@ class TaskManager:
         # from the BMC for the rest of a read-only step of this task (the
         # power sync: its power and health reads are one request)
         self.bmc_read_cache: dict | None = None
+        # the step a conductor lost midway left the node at, while this
+        # task resumes it (conductor/takeover.py): the agent may still
+        # be running, or have run, the command that step sent
+        self.resumed_step: dict | None = None
         try:
             self.driver = conductor.registry.driver_for(self.node)
         except Exception:

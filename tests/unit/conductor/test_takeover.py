@@ -144,13 +144,14 @@ def test_a_ramdisk_that_cannot_be_shut_down_leaves_the_inspection_done(
 
 @pytest.mark.parametrize('step, outcome', [
     ('deploy', 'active'), ('boot_instance', 'active'),
-    ('write_image', 'deploy failed')])
+    ('write_image', 'active'), ('set_up_raid', 'deploy failed')])
 def test_lost_while_deploying_resumes_a_step_that_may_run_again(
         api, step, outcome):
-    """Booting, powering and the boot set-up may run again
-    (deployments.RESUMABLE); a node caught writing its image fails, as
-    in Ironic (every node caught deploying failed, 36 of 116 in
-    ``bench-fleet --lose-conductor deploy``)."""
+    """Booting, powering, the image's write and the boot set-up may
+    run again (deployments.RESUMABLE); a node caught in another step (a
+    deploy template's) fails, as in Ironic (where every node caught
+    deploying fails: 36 of 116 in ``bench-fleet --lose-conductor
+    deploy``)."""
     uuid = api.make_available()['uuid']
     info = dict(db_nodes.get_node(uuid)['driver_internal_info'])
     plan = [{'interface': 'deploy', 'step': step, 'priority': 100,
@@ -167,3 +168,89 @@ def test_lost_while_deploying_resumes_a_step_that_may_run_again(
         assert node['driver_internal_info'].get('deploy_steps') is None
     else:
         assert 'was lost' in node['last_error']
+
+
+IMAGE = {'image_source': 'http://127.0.0.1:9/disk.raw',
+         'image_os_hash_algo': 'sha256', 'image_os_hash_value': 'ab' * 32,
+         'image_disk_format': 'raw'}
+
+
+def _lost_before_waiting(uuid, state):
+    """What a conductor that died after sending the step's command and
+    before saving the node in its wait state left: the state
+    ``state``, no command recorded."""
+    info = dict(db_nodes.get_node(uuid)['driver_internal_info'])
+    assert info.pop(agent_deploy.COMMAND)
+    return _lost_while(uuid, provision_state=state,
+                       driver_internal_info=info)
+
+
+def _last_record(agent):
+    return list(agent._records.values())[-1]
+
+
+@pytest.mark.parametrize('agent_had', ['running', 'ended', 'failed',
+                                       'nothing'])
+def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
+        api, agent, agent_had):
+    """Caught writing the image (found by ``bench-fleet --lose-conductor
+    deploy``: 3 of 35 nodes caught deploying failed so): an agent still
+    writing is waited for (sending it again, IPA answers 409 "agent is
+    busy"), one that wrote it goes on to the next step; after a failed
+    write, or none, the image is written (again)."""
+    uuid = api.make_manageable(agent_tests.MAC, deploy_interface='direct',
+                               instance_info=IMAGE)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    agent_tests._boot_agent(api, agent, uuid)
+    api.wait_for(uuid, 'available')
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'wait call-back')
+    agent.polls_until_done = 10 ** 6        # writing until told
+    agent.received.clear()
+    agent_tests._boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'wait call-back')
+    assert node['deploy_step']['step'] == 'write_image'
+    record = _last_record(agent)
+    assert record['command_name'] == 'standby.prepare_image'
+    if agent_had == 'ended':
+        record.update(command_status='SUCCEEDED', command_result={})
+    elif agent_had == 'failed':
+        record.update(command_status='FAILED', command_error={
+            'message': 'the image server went away'})
+    elif agent_had == 'nothing':
+        del agent._records[record['id']]
+    agent.received.clear()
+    node_id = _lost_before_waiting(uuid, 'deploying')
+    takeover.recover(api.conductor, node_id)
+    if agent_had == 'running':
+        node = api.wait_for(uuid, 'wait call-back')
+        assert node['driver_internal_info'][agent_deploy.COMMAND][
+            'id'] == record['id']
+        assert agent.names() == []
+    agent.polls_until_done = 1
+    node = api.wait_for(uuid, 'active')
+    assert node['last_error'] is None
+    written = ['standby.prepare_image'] \
+        if agent_had in ('failed', 'nothing') else []
+    assert agent.names() == written + ['image.install_bootloader',
+                                       'standby.sync']
+
+
+def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):
+    uuid = agent_tests._agent_node(api)
+    api.provision(uuid, 'provide')
+    api.wait_for(uuid, 'clean wait')
+    agent.polls_until_done = 10 ** 6
+    agent_tests._boot_agent(api, agent, uuid)
+    node = api.wait_for(uuid, 'clean wait')
+    assert node['clean_step']['step'] == 'erase_devices_metadata'
+    node_id = _lost_before_waiting(uuid, 'cleaning')
+    takeover.recover(api.conductor, node_id)
+    api.wait_for(uuid, 'clean wait')
+    agent.polls_until_done = 1
+    node = api.wait_for(uuid, 'available')
+    assert node['last_error'] is None
+    assert agent.names() == ['clean.get_clean_steps',
+                             'clean.execute_clean_step:'
+                             'erase_devices_metadata']

@@ -64,6 +64,32 @@ def test_a_bad_answer_is_an_agent_error(agent, conf, answer, words):
     assert 'n-1' in text and TOKEN not in text
 
 
+@pytest.mark.parametrize('answer, words', [
+    ((200, b'{"commands": {}}'), 'without a "commands" list'),
+    ((200, b'{"commands": [7]}'), 'a command that is not an object'),
+    ((200, b'{"commands": [{"id": "1", "command_status": "DONE"}]}'),
+     'without a command id or with a status'),
+])
+def test_a_bad_command_list_is_an_agent_error(agent, conf, answer, words):
+    agent.answer = answer
+    with pytest.raises(exception.AgentError) as e:
+        _client(agent, conf).last_command('standby.prepare_image')
+    assert words in str(e.value) and 'standby.prepare_image' in \
+        str(e.value), e.value
+
+
+def test_the_last_command_is_the_one_the_agent_ran_last(agent, conf):
+    c = _client(agent, conf)
+    assert c.last_command('standby.sync') is None
+    c.run_sync('standby.sync', {})
+    record = c.run('standby.prepare_image', {}, wait=False)
+    assert c.last_command('standby.sync') == record
+    with pytest.raises(exception.AgentError) as e:
+        c.run('standby.sync', {}, wait=False)
+    assert ('HTTP 409: Agent is busy: executing command '
+            'standby.prepare_image') in str(e.value), e.value
+
+
 def test_an_agent_that_never_answers_is_given_up_on(agent, conf):
     agent.hang = True
     with pytest.raises(exception.AgentConnectionFailed) as e:

@@ -244,6 +244,28 @@ class Client:
         _check_record(self.node, name, record, self.token)
         return record
 
+    def last_command(self, name: str) -> dict | None:
+        """The agent's most recent command record (``GET
+        /v1/commands/``, IPA's list in the order it ran them), None when
+        it ran none this boot.  ``name``: the command it is looked up
+        for, for errors."""
+        listing = self._request('GET', '/v1/commands/', name)
+        records = listing.get('commands')
+        if not isinstance(records, list):
+            raise exception.AgentError(
+                node=self.node.uuid, command=name,
+                error='the agent listed its commands without a '
+                      '"commands" list')
+        if not records:
+            return None
+        record = records[-1]
+        if not isinstance(record, dict):
+            raise exception.AgentError(
+                node=self.node.uuid, command=name,
+                error='the agent listed a command that is not an object')
+        _check_record(self.node, name, record, self.token)
+        return record
+
     def run_to_end(self, name: str, params: dict, timeout: float) -> dict:
         """An asynchronous command run to its end, for a step that
         cannot go on without its outcome: sent with ``wait=true`` (the
@@ -305,6 +327,11 @@ def _fault(data, text: str, token: str | None = None) -> str:
     if isinstance(data, dict):
         for key in ('faultstring', 'message', 'description'):
             if isinstance(data.get(key), str):
+                details = data.get('details')
+                if key == 'message' and isinstance(details, str) and \
+                        details and details != data[key]:
+                    # IPA's errors: "Agent is busy", "executing command X"
+                    return _short('%s: %s' % (data[key], details), token)
                 return _short(data[key], token)
     return _short(text or 'no body', token)
 

@@ -275,8 +275,10 @@ def start_command(task, name: str, params: dict) -> dict | None:
     """Start an agent command for the current step: its record when it
     already ended well, None while it runs (the command is remembered
     for poll_step); raises AgentError when it failed."""
-    record = agent_client.Client(task.node, task.conductor.conf).run(
-        name, params, wait=False)
+    client = agent_client.Client(task.node, task.conductor.conf)
+    record = _left_by_lost_conductor(task, client, name)
+    if record is None:
+        record = client.run(name, params, wait=False)
     if record['command_status'] == agent_client.FAILED:
         raise exception.AgentError(node=task.node.uuid, command=name,
                                    error=agent_client.error_of(record))
@@ -285,6 +287,53 @@ def start_command(task, name: str, params: dict) -> dict | None:
     task.node.driver_internal_info[COMMAND] = {
         'id': record['id'], 'name': name}
     return None
+
+
+def _left_by_lost_conductor(task, client, name: str) -> dict | None:
+    """The record of the command a conductor lost midway sent for the
+    step this task resumes (``task.resumed_step``), when the agent
+    still runs it or ran it to its end; None: the step's command is to
+    be sent (again).
+
+    The agent runs one command at a time (IPA answers 409 "Agent is
+    busy" to another) and a step starts only once the one before it
+    ended, so the agent's last command, when it has this command's name
+    and still runs, is the lost conductor's for this step: it is waited
+    for, not sent again.  Ended well, it counts as this step's when
+    nothing else could have sent it: a step command whose result names
+    this step, or the one image write (or boot loader set-up) of a
+    deployment.  Ended in failure, or another command: sent again (the
+    step may run again, or it would not be resumed)."""
+    resumed, task.resumed_step = task.resumed_step, None
+    node = task.node
+    current = node.clean_step or node.deploy_step or node.service_step
+    if not resumed or not current or \
+            (resumed.get('interface'), resumed.get('step')) != \
+            (current.get('interface'), current.get('step')):
+        return None
+    last = client.last_command(name)
+    if last is None or str(last.get('command_name')).rsplit('.', 1)[-1] \
+            != name.rsplit('.', 1)[-1]:
+        return None
+    status = last['command_status']
+    if status == agent_client.SUCCEEDED:
+        kind = name.split('.', 1)[0]
+        if name == '%s.execute_%s_step' % (kind, kind):
+            result = last.get('command_result')
+            ran = result.get('%s_step' % kind) \
+                if isinstance(result, dict) else None
+            if not isinstance(ran, dict) or \
+                    (ran.get('interface'), ran.get('step')) != \
+                    (current.get('interface'), current.get('step')):
+                return None
+    elif status != agent_client.RUNNING:
+        return None
+    LOG.warning('Node %s: the agent %s command %s (id %s), sent for '
+                'step %s.%s by the conductor lost since; not sending it '
+                'again', node.uuid, 'still runs' if status ==
+                agent_client.RUNNING else 'ran to its end', name,
+                last['id'], current.get('interface'), current.get('step'))
+    return last
 
 
 def poll_command(task) -> dict | None:
