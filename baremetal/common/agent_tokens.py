@@ -15,7 +15,9 @@ Two ways for the agent to get it:
   handed out for ``[DEFAULT]rpc_response_timeout_api`` seconds: that
   lookup's answer was lost (its conductor or the API died before it went
   out; the agent looks up again), and the next lookup gets a new token
-  (``lost_in_transit``).
+  (``lost_in_transit``).  Until then, while no heartbeat has carried the
+  token, a lookup is answered 409 (``in_transit``): IPA looks up again
+  after a 409, where ``******`` would leave it without a token.
 
 It lives in ``driver_internal_info['agent_secret_token']`` (the
 conductor must present it to the agent, so it cannot be kept hashed);
@@ -75,18 +77,36 @@ def pregenerate(node) -> str:
     return token
 
 
+def _uncarried_age(driver_internal_info) -> float | None:
+    """Seconds since a lookup handed out this boot's token, while no
+    heartbeat has carried it (None: no token, one on the boot medium,
+    or one a heartbeat carried)."""
+    info = driver_internal_info or {}
+    if not info.get(TOKEN_KEY) or info.get(PREGENERATED_KEY) or \
+            info.get('agent_last_heartbeat'):
+        return None
+    return _age(info.get(ISSUED_AT_KEY))
+
+
 def lost_in_transit(driver_internal_info, after: float) -> bool:
     """Whether the token a lookup handed out at least ``after`` seconds
     ago has been carried by no heartbeat since: that lookup's answer most
     likely never reached the agent (the conductor or the API was lost
     before it went out), and the agent looks up again.  Never for a token
     on the boot medium, or one a heartbeat has carried."""
-    info = driver_internal_info or {}
-    if not info.get(TOKEN_KEY) or info.get(PREGENERATED_KEY) or \
-            info.get('agent_last_heartbeat'):
-        return False
-    age = _age(info.get(ISSUED_AT_KEY))
+    age = _uncarried_age(driver_internal_info)
     return age is not None and age >= after
+
+
+def in_transit(driver_internal_info, after: float) -> bool:
+    """Whether the token a lookup handed out less than ``after`` seconds
+    ago has been carried by no heartbeat yet: another lookup now is
+    answered 409 (AgentTokenInTransit), not ``******``.  An agent whose
+    first lookup's answer was lost looks up again, and with ``******``
+    it would be left without a token for its boot (IPA stops, "FATAL");
+    after the 409s it gets the token that replaces the lost one."""
+    age = _uncarried_age(driver_internal_info)
+    return age is not None and age < after
 
 
 def pregenerated(node) -> bool:

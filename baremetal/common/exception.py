@@ -376,6 +376,13 @@ class AgentTokenInvalid(NotAuthenticated):
                 '%(reason)s')
 
 
+class AgentTokenInTransit(Conflict):
+    _msg_fmt = ('The agent token of node %(node)s was handed out to an '
+                'earlier lookup of this boot, and no heartbeat has carried '
+                'it yet. If that lookup\'s answer was lost, look up again '
+                'later: a token no heartbeat carries is replaced.')
+
+
 # ---- the agent on a node (ironic-python-agent) ----
 
 class AgentError(BaremetalException):

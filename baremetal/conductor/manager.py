@@ -431,9 +431,10 @@ class ConductorManager:
     def get_node_with_token(self, context, node_id: str) -> str:
         """An agent looked its node up and the boot has no token yet
         (network boot): issue it (the first lookup only; later ones get
-        '******', as Ironic answers).  Returns what to hand over.  The
-        lock is tried once, never waited for: a busy node answers 409
-        and the agent looks up again."""
+        409 until a heartbeat carries it, then '******', as Ironic
+        answers; agent_tokens.in_transit).  Returns what to hand over.
+        The lock is tried once, never waited for: a busy node answers
+        409 and the agent looks up again."""
         with self._acquire(node_id, purpose='agent lookup') as task:
             node = task.node
             timeout = self.conductor.conf.rpc_response_timeout_api
@@ -445,6 +446,10 @@ class ConductorManager:
                             'handed out %d seconds ago or more (that '
                             'lookup\'s answer was lost?): a new token for '
                             'this lookup', node.uuid, timeout)
+            elif agent_tokens.in_transit(node.driver_internal_info,
+                                         timeout):
+                # another lookup's, just now
+                raise exception.AgentTokenInTransit(node=node.uuid)
             elif agent_tokens.present(node):
                 LOG.warning('Node %s: a second lookup in the same boot; '
                             'the agent token is not handed out again',

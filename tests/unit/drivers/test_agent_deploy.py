@@ -61,6 +61,20 @@ def test_lookup_issues_the_token_once_and_no_view_shows_it(api, agent):
         'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
     token = found['config']['agent_token']
     assert len(token) >= 32
+    # again before a heartbeat carried it: 409 (its answer may have been
+    # lost: the agent looks up again, agent_tokens.in_transit); after
+    # one, ******
+    status, again, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
+    assert status == 409, again
+    assert 'no heartbeat has carried it yet' in \
+        harness.error_message(again)
+    assert token not in repr(again)
+    agent.token = token
+    status, body, _ = api.request(
+        'POST', '/v1/heartbeat/%s' % uuid,
+        {'callback_url': agent.url, 'agent_token': token}, version='1.62')
+    assert status == 202, body
     status, again, _ = api.request(
         'GET', '/v1/lookup?addresses=%s' % MAC, version='1.62')
     assert again['config']['agent_token'] == '******'
@@ -551,8 +565,9 @@ def test_a_token_no_heartbeat_carried_is_issued_again(api, agent):
     ``tools/bench-fleet --lose-conductor undeploy``): once no heartbeat
     has carried it for [DEFAULT]rpc_response_timeout_api seconds, the
     agent's next lookup gets a new token and the first one is void.
-    Before that, and once a heartbeat carried it, ``******`` (as
-    Ironic)."""
+    Before that, 409 (Ironic answers ``******``, which leaves an agent
+    whose answer was lost without a token: IPA stops); once a heartbeat
+    carried it, ``******`` (as Ironic)."""
     api_conf = harness.CONF
     api_conf.set_override('rpc_response_timeout_api', 1)
     try:
@@ -568,7 +583,8 @@ def test_a_token_no_heartbeat_carried_is_issued_again(api, agent):
 
         lost = lookup()
         assert len(lost) >= 32
-        assert lookup() == '******'
+        status, again, _ = api.request('GET', path, version='1.62')
+        assert status == 409, again
         time.sleep(1.1)
         token = lookup()
         assert token not in (lost, '******') and len(token) >= 32
@@ -597,17 +613,23 @@ def test_which_tokens_count_as_lost_in_transit():
     agent_tokens.issue(node)
     info = node.driver_internal_info
     assert not agent_tokens.lost_in_transit(info, 60)
+    assert agent_tokens.in_transit(info, 60)
     assert agent_tokens.lost_in_transit(info, 0)
+    assert not agent_tokens.in_transit(info, 0)
     carried = dict(info, agent_last_heartbeat='2026-12-06T06:00:00')
     assert not agent_tokens.lost_in_transit(carried, 0)
+    assert not agent_tokens.in_transit(carried, 60)
     old = dict(info, agent_secret_token_issued_at='2026-12-06T06:00:00')
     assert agent_tokens.lost_in_transit(old, 60)
     for odd in (None, 'yesterday', 42):
-        assert not agent_tokens.lost_in_transit(
-            dict(info, agent_secret_token_issued_at=odd), 0)
+        odd_info = dict(info, agent_secret_token_issued_at=odd)
+        assert not agent_tokens.lost_in_transit(odd_info, 0)
+        assert not agent_tokens.in_transit(odd_info, 60)
     medium = types.SimpleNamespace(driver_internal_info={})
     agent_tokens.pregenerate(medium)
     assert not agent_tokens.lost_in_transit(medium.driver_internal_info, 0)
+    assert not agent_tokens.in_transit(medium.driver_internal_info, 60)
     agent_tokens.wipe(node)
     assert node.driver_internal_info == {}
     assert not agent_tokens.lost_in_transit(node.driver_internal_info, 0)
+    assert not agent_tokens.in_transit(node.driver_internal_info, 60)

@@ -81,8 +81,13 @@ def _lookup(req):
     token = None
     if req.allows(versions.AGENT_TOKEN):
         info = row['driver_internal_info']
+        timeout = state.CONF.rpc_response_timeout_api
+        if agent_tokens.in_transit(info, timeout):
+            # handed out, and no heartbeat yet: this may be the agent
+            # again, its first answer lost (409: it looks up again)
+            raise exception.AgentTokenInTransit(node=row['uuid'])
         if agent_tokens.issued(info) and not agent_tokens.lost_in_transit(
-                info, state.CONF.rpc_response_timeout_api):
+                info, timeout):
             # on the boot medium, or handed out already: answered from
             # the row, without the node's conductor or its lock, however
             # many hosts ask

@@ -328,11 +328,11 @@ def _left_by_lost_conductor(task, client, name: str) -> dict | None:
                 return None
     elif status != agent_client.RUNNING:
         return None
-    LOG.warning('Node %s: the agent %s command %s (id %s), sent for '
-                'step %s.%s by the conductor lost since; not sending it '
-                'again', node.uuid, 'still runs' if status ==
-                agent_client.RUNNING else 'ran to its end', name,
-                last['id'], current.get('interface'), current.get('step'))
+    LOG.warning('Node %s: agent command %s (id %s), sent for step %s.%s '
+                'by a conductor lost since, %s; not sent again', node.uuid,
+                name, last['id'], current.get('interface'),
+                current.get('step'), 'still runs' if status ==
+                agent_client.RUNNING else 'ended well')
     return last
 
 
