@@ -46,36 +46,36 @@ def _client(agent, conf):
     return client.Client(node, conf)
 
 
-@pytest.mark.parametrize('answer, words', [
-    ((500, b'{"faultstring": "boom"}'), 'HTTP 500: boom'),
-    ((502, b'<html>bad gateway</html>'), 'HTTP 502: <html>bad gateway'),
-    ((200, b'<html>'), 'not a JSON object'),
-    ((200, b'[1, 2]'), 'not a JSON object'),
-    ((200, b'{"commands": []}'), 'without a command id or with a status'),
+@pytest.mark.parametrize('answer, words, command', [
+    ((500, b'{"faultstring": "boom"}'), 'HTTP 500: boom', None),
+    ((502, b'<html>bad gateway</html>'), 'HTTP 502: <html>bad gateway',
+     None),
+    ((200, b'<html>'), 'not a JSON object', None),
+    ((200, b'[1, 2]'), 'not a JSON object', None),
+    ((200, b'{"commands": []}'), 'without a command id or with a status',
+     None),
     ((200, b'{"id": 7, "command_status": "RUNNING"}'),
-     'without a command id or with a status'),
-])
-def test_a_bad_answer_is_an_agent_error(agent, conf, answer, words):
-    agent.answer = answer
-    with pytest.raises(exception.AgentError) as e:
-        _client(agent, conf).run('clean.get_clean_steps', {}, wait=True)
-    text = str(e.value)
-    assert words in text and 'clean.get_clean_steps' in text, text
-    assert 'n-1' in text and TOKEN not in text
-
-
-@pytest.mark.parametrize('answer, words', [
-    ((200, b'{"commands": {}}'), 'without a "commands" list'),
-    ((200, b'{"commands": [7]}'), 'a command that is not an object'),
+     'without a command id or with a status', None),
+    # the list of the agent's commands (Client.last_command)
+    ((200, b'{"commands": {}}'), 'without a "commands" list',
+     'standby.prepare_image'),
+    ((200, b'{"commands": [7]}'), 'a command that is not an object',
+     'standby.prepare_image'),
     ((200, b'{"commands": [{"id": "1", "command_status": "DONE"}]}'),
-     'without a command id or with a status'),
+     'without a command id or with a status', 'standby.prepare_image'),
 ])
-def test_a_bad_command_list_is_an_agent_error(agent, conf, answer, words):
+def test_a_bad_answer_is_an_agent_error(agent, conf, answer, words,
+                                        command):
     agent.answer = answer
     with pytest.raises(exception.AgentError) as e:
-        _client(agent, conf).last_command('standby.prepare_image')
-    assert words in str(e.value) and 'standby.prepare_image' in \
-        str(e.value), e.value
+        if command is None:
+            command = 'clean.get_clean_steps'
+            _client(agent, conf).run(command, {}, wait=True)
+        else:
+            _client(agent, conf).last_command(command)
+    text = str(e.value)
+    assert words in text and command in text, text
+    assert 'n-1' in text and TOKEN not in text
 
 
 def test_the_last_command_is_the_one_the_agent_ran_last(agent, conf):
