@@ -23,9 +23,11 @@ Rules (doc/source/admin/failures.rst):
     not sent again while the agent still runs it (IPA would refuse it:
     "agent is busy"), nor once it ended well: the agent's last command
     is adopted (agent/deploy.py);
-  - deleting, verifying, inspecting, rescuing, unrescuing, adopting:
-    -> the matching failure state with last_error saying the conductor
-    was lost (verifying -> enroll).
+  - deleting: torn down again (power off, the instance's boot and image
+    withdrawn), then cleaned as after any tear down;
+  - verifying, inspecting, rescuing, unrescuing, adopting: -> the
+    matching failure state with last_error saying the conductor was lost
+    (verifying -> enroll).
 """
 
 from oslo_log import log
@@ -121,12 +123,15 @@ def recover(conductor, node_id) -> None:
         if state == states.DEPLOYING and \
                 _resumed(task, deployments.KIND, msg):
             return
+        if state == states.DELETING:
+            # powering off and withdrawing what the deployment set up
+            # come to the same end however often they run
+            LOG.warning('%s; tearing it down again', msg)
+            task.spawn_after(deployments.tear_down)
+            return
         node.last_error = msg
         LOG.error(msg)
-        if state == states.DELETING:
-            task.process_event('error')
-        else:
-            task.process_event('fail')
+        task.process_event('fail')
 
 
 def _resumed(task, kind, msg: str) -> bool:

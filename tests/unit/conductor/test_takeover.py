@@ -254,3 +254,20 @@ def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):
     assert agent.names() == ['clean.get_clean_steps',
                              'clean.execute_clean_step:'
                              'erase_devices_metadata']
+
+
+def test_lost_while_tearing_down_tears_it_down_again(api):
+    """A node caught ``deleting`` (84 of the 123 the lost conductor held
+    in ``bench-fleet --lose-conductor undeploy`` went to ``error`` so,
+    as in Ironic, and waited for the operator's ``deleted``) is torn
+    down again and cleaned."""
+    uuid = api.make_available()['uuid']
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'active')
+    node_id = _lost_while(uuid, provision_state='deleting',
+                          target_provision_state='available')
+    takeover.recover(api.conductor, node_id)
+    node = api.wait_for(uuid, 'available')
+    assert node['last_error'] is None
+    assert node['instance_info'] == {} and node['instance_uuid'] is None
+    assert node['power_state'] == 'power off'
