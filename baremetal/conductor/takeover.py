@@ -24,10 +24,10 @@ Rules (doc/source/admin/failures.rst):
     "agent is busy"), nor once it ended well: the agent's last command
     is adopted (agent/deploy.py);
   - deleting: torn down again (power off, the instance's boot and image
-    withdrawn), then cleaned as after any tear down;
-  - verifying, inspecting, rescuing, unrescuing, adopting: -> the
-    matching failure state with last_error saying the conductor was lost
-    (verifying -> enroll).
+    withdrawn), then cleaned as after any tear down; verifying and
+    inspecting: run again from their start (_RUN_AGAIN);
+  - rescuing, unrescuing, adopting: -> the matching failure state with
+    last_error saying the conductor was lost.
 """
 
 from oslo_log import log
@@ -36,6 +36,8 @@ from baremetal.common import exception
 from baremetal.common import states
 from baremetal.conductor import cleaning
 from baremetal.conductor import deployments
+from baremetal.conductor import inspection
+from baremetal.conductor import rescuing
 from baremetal.conductor import step_runner
 from baremetal.conductor import task_manager
 from baremetal.db import conductors as db_conductors
@@ -47,6 +49,15 @@ LOG = log.getLogger(__name__)
 _ACTIVE = (states.CLEANING, states.DEPLOYING, states.DELETING,
            states.VERIFYING, states.INSPECTING, states.RESCUING,
            states.UNRESCUING, states.ADOPTING)
+
+# work that runs again from its start when its conductor was lost: it
+# reads the hardware, or powers it and sets up or withdraws its boot, to
+# the same end however often it runs
+_RUN_AGAIN = {
+    states.DELETING: ('tearing it down again', deployments.tear_down),
+    states.VERIFYING: ('verifying it again', rescuing.verify),
+    states.INSPECTING: ('inspecting it again', inspection.start),
+}
 
 
 def run(conductor) -> None:
@@ -123,11 +134,10 @@ def recover(conductor, node_id) -> None:
         if state == states.DEPLOYING and \
                 _resumed(task, deployments.KIND, msg):
             return
-        if state == states.DELETING:
-            # powering off and withdrawing what the deployment set up
-            # come to the same end however often they run
-            LOG.warning('%s; tearing it down again', msg)
-            task.spawn_after(deployments.tear_down)
+        if state in _RUN_AGAIN:
+            what, work = _RUN_AGAIN[state]
+            LOG.warning('%s; %s', msg, what)
+            task.spawn_after(work)
             return
         node.last_error = msg
         LOG.error(msg)

@@ -256,18 +256,32 @@ def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):
                              'erase_devices_metadata']
 
 
-def test_lost_while_tearing_down_tears_it_down_again(api):
+@pytest.mark.parametrize('state, target, rests', [
+    ('deleting', 'available', 'available'),
+    ('verifying', 'manageable', 'manageable'),
+    ('inspecting', 'manageable', 'manageable')])
+def test_lost_while_tearing_down_verifying_or_inspecting_runs_it_again(
+        api, state, target, rests):
     """A node caught ``deleting`` (84 of the 123 the lost conductor held
     in ``bench-fleet --lose-conductor undeploy`` went to ``error`` so,
-    as in Ironic, and waited for the operator's ``deleted``) is torn
-    down again and cleaned."""
-    uuid = api.make_available()['uuid']
-    api.provision(uuid, 'active')
-    api.wait_for(uuid, 'active')
-    node_id = _lost_while(uuid, provision_state='deleting',
-                          target_provision_state='available')
+    as in Ironic, for the operator's ``deleted``), verifying or
+    inspecting (16 of 114 in ``--lose-conductor inspect`` to ``inspect
+    failed``) has that work run again from its start."""
+    if state == 'deleting':
+        uuid = api.make_available()['uuid']
+        api.provision(uuid, 'active')
+        api.wait_for(uuid, 'active')
+    else:
+        uuid = api.make_manageable()
+    node_id = _lost_while(uuid, provision_state=state,
+                          target_provision_state=target)
     takeover.recover(api.conductor, node_id)
-    node = api.wait_for(uuid, 'available')
+    node = api.wait_for(uuid, rests)
     assert node['last_error'] is None
-    assert node['instance_info'] == {} and node['instance_uuid'] is None
-    assert node['power_state'] == 'power off'
+    if state == 'deleting':
+        assert node['instance_info'] == {}
+        assert node['power_state'] == 'power off'
+    elif state == 'inspecting':
+        assert node['inspection_finished_at'] is not None
+    else:
+        assert node['power_state'] is not None
