@@ -24,10 +24,12 @@ Rules (doc/source/admin/failures.rst):
     "agent is busy"), nor once it ended well: the agent's last command
     is adopted (agent/deploy.py);
   - deleting: torn down again (power off, the instance's boot and image
-    withdrawn), then cleaned as after any tear down; verifying and
-    inspecting: run again from their start (_RUN_AGAIN);
-  - rescuing, unrescuing, adopting: -> the matching failure state with
-    last_error saying the conductor was lost.
+    withdrawn), then cleaned as after any tear down; verifying,
+    inspecting, unrescuing and adopting: run again from their start
+    (_RUN_AGAIN);
+  - rescuing (the rescue password its request carried is saved only
+    with the rescue's outcome): -> rescue failed with last_error saying
+    the conductor was lost.
 """
 
 from oslo_log import log
@@ -57,6 +59,8 @@ _RUN_AGAIN = {
     states.DELETING: ('tearing it down again', deployments.tear_down),
     states.VERIFYING: ('verifying it again', rescuing.verify),
     states.INSPECTING: ('inspecting it again', inspection.start),
+    states.UNRESCUING: ('unrescuing it again', rescuing.unrescue),
+    states.ADOPTING: ('adopting it again', rescuing.adopt),
 }
 
 

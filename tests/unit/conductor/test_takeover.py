@@ -259,16 +259,19 @@ def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):
 @pytest.mark.parametrize('state, target, rests', [
     ('deleting', 'available', 'available'),
     ('verifying', 'manageable', 'manageable'),
-    ('inspecting', 'manageable', 'manageable')])
-def test_lost_while_tearing_down_verifying_or_inspecting_runs_it_again(
+    ('inspecting', 'manageable', 'manageable'),
+    ('unrescuing', 'active', 'active'),
+    ('adopting', 'active', 'active')])
+def test_lost_while_its_work_may_run_again_runs_it_again(
         api, state, target, rests):
     """A node caught ``deleting`` (84 of the 123 the lost conductor held
     in ``bench-fleet --lose-conductor undeploy`` went to ``error`` so,
-    as in Ironic, for the operator's ``deleted``), verifying or
+    as in Ironic, for the operator's ``deleted``), verifying,
     inspecting (16 of 114 in ``--lose-conductor inspect`` to ``inspect
-    failed``) has that work run again from its start."""
-    if state == 'deleting':
-        uuid = api.make_available()['uuid']
+    failed``), unrescuing or adopting has that work run again from its
+    start."""
+    if state in ('deleting', 'unrescuing'):
+        uuid = api.make_available(rescue_interface='fake')['uuid']
         api.provision(uuid, 'active')
         api.wait_for(uuid, 'active')
     else:
