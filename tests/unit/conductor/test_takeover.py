@@ -192,7 +192,7 @@ def _last_record(agent):
 @pytest.mark.parametrize('agent_had', ['running', 'ended', 'failed',
                                        'nothing'])
 def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
-        api, agent, agent_had):
+        api, agent, agent_had, monkeypatch):
     """Caught writing the image (found by ``bench-fleet --lose-conductor
     deploy``: 3 of 35 nodes caught deploying failed so): an agent still
     writing is waited for (sending it again, IPA answers 409 "agent is
@@ -221,6 +221,12 @@ def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
     elif agent_had == 'nothing':
         del agent._records[record['id']]
     agent.received.clear()
+    # what the image's write is told (and published for the agent, for
+    # an image on the conductor): not built again for a write adopted
+    built = []
+    image_info = agent_deploy.image_info
+    monkeypatch.setattr(agent_deploy, 'image_info',
+                        lambda task: built.append(1) or image_info(task))
     node_id = _lost_before_waiting(uuid, 'deploying')
     takeover.recover(api.conductor, node_id)
     if agent_had == 'running':
@@ -235,6 +241,7 @@ def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
         if agent_had in ('failed', 'nothing') else []
     assert agent.names() == written + ['image.install_bootloader',
                                        'standby.sync']
+    assert len(built) == len(written)
 
 
 def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):

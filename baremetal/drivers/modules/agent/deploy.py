@@ -271,12 +271,16 @@ def step_command(task, kind: str, step: dict) -> tuple[str, dict]:
     return '%s.execute_%s_step' % (kind, kind), params
 
 
-def start_command(task, name: str, params: dict) -> dict | None:
+def start_command(task, name: str, params: dict,
+                  record: dict | None = None) -> dict | None:
     """Start an agent command for the current step: its record when it
     already ended well, None while it runs (the command is remembered
-    for poll_step); raises AgentError when it failed."""
+    for poll_step); raises AgentError when it failed.  ``record``: the
+    command's record when the agent already has it (left_by_lost_
+    conductor), not sent then."""
     client = agent_client.Client(task.node, task.conductor.conf)
-    record = _left_by_lost_conductor(task, client, name)
+    if record is None:
+        record = left_by_lost_conductor(task, name, client)
     if record is None:
         record = client.run(name, params, wait=False)
     if record['command_status'] == agent_client.FAILED:
@@ -289,7 +293,7 @@ def start_command(task, name: str, params: dict) -> dict | None:
     return None
 
 
-def _left_by_lost_conductor(task, client, name: str) -> dict | None:
+def left_by_lost_conductor(task, name: str, client=None) -> dict | None:
     """The record of the command a conductor lost midway sent for the
     step this task resumes (``task.resumed_step``), when the agent
     still runs it or ran it to its end; None: the step's command is to
@@ -311,6 +315,7 @@ def _left_by_lost_conductor(task, client, name: str) -> dict | None:
             (resumed.get('interface'), resumed.get('step')) != \
             (current.get('interface'), current.get('step')):
         return None
+    client = client or agent_client.Client(node, task.conductor.conf)
     last = client.last_command(name)
     if last is None or str(last.get('command_name')).rsplit('.', 1)[-1] \
             != name.rsplit('.', 1)[-1]:
@@ -492,11 +497,12 @@ class AgentBase(base.DeployInterface):
         name, params = step_command(task, kind, step)
         return self.run_command(task, kind, name, params)
 
-    def run_command(self, task, kind: str, name: str, params: dict
-                    ) -> str | None:
+    def run_command(self, task, kind: str, name: str, params: dict,
+                    record: dict | None = None) -> str | None:
         """Start an agent command for the current step: None when it
-        already ended well, the wait state while it runs."""
-        record = start_command(task, name, params)
+        already ended well, the wait state while it runs (``record``:
+        start_command's)."""
+        record = start_command(task, name, params, record)
         return None if record is not None else states.STEP_WAIT_STATES[kind]
 
     # ---- waiting ----
@@ -747,6 +753,11 @@ class DirectDeploy(AgentBase):
         """The agent downloads, verifies and writes the image and the
         config drive."""
         node = task.node
+        left = left_by_lost_conductor(task, PREPARE_IMAGE)
+        if left is not None:
+            # a lost conductor's write: the agent has its image already
+            return self.run_command(task, 'deploy', PREPARE_IMAGE, {},
+                                    record=left)
         info = image_info(task)
         glance_image = info.pop('glance_image', None)
         if glance_image is not None:
@@ -767,8 +778,7 @@ class DirectDeploy(AgentBase):
             (node.instance_info or {}).get('configdrive'), node.uuid)}
         LOG.info('Node %s: the agent writes image %s', node.uuid,
                  (node.instance_info or {}).get('image_source'))
-        return self.run_command(task, 'deploy', 'standby.prepare_image',
-                                params)
+        return self.run_command(task, 'deploy', PREPARE_IMAGE, params)
 
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
@@ -821,6 +831,7 @@ class DirectDeploy(AgentBase):
 
 
 INSTALL_BOOTLOADER = 'image.install_bootloader'
+PREPARE_IMAGE = 'standby.prepare_image'
 
 
 def bootloader_params(root_uuid: str | None, boot_mode: str) -> dict:
