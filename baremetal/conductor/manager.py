@@ -183,7 +183,9 @@ class ConductorManager:
                 err='A non-empty "rescue_password" is required for '
                     'rescue')
         task.process_event('rescue', callback=rescuing.rescue,
-                           call_args=(rescue_password,), last_error=None)
+                           last_error=None)
+        # saved with the new state (after a refused transition, never)
+        rescuing.keep_password(task, rescue_password)
 
     def _verb_unrescue(self, task) -> None:
         task.process_event('unrescue', callback=rescuing.unrescue,

@@ -29,12 +29,28 @@ def _one_call(task, call, what: str, wait_ok: bool = False) -> None:
     task.process_event('done')
 
 
-def rescue(task, rescue_password: str, hashed: bool = False) -> None:
+def keep_password(task, rescue_password: str) -> None:
+    """The rescue password, as given and hashed, saved with the node
+    when the rescue starts: a conductor that takes over a node caught
+    rescuing rescues it again with it (conductor/takeover.py)."""
     info = task.node.instance_info
     info['rescue_password'] = rescue_password
     info['hashed_rescue_password'] = secrets.crypt_password(
         rescue_password,
         task.conductor.conf.conductor.rescue_password_hash_algorithm)
+
+
+def rescue(task) -> None:
+    """Worker: rescuing -> rescue wait / rescue, with the password
+    kept_password saved."""
+    node = task.node
+    if not (node.instance_info or {}).get('rescue_password'):
+        node.last_error = ('Rescue failed for node %s: no rescue password '
+                           'was saved with it; ask for the rescue again'
+                           % node.uuid)
+        LOG.error(node.last_error)
+        task.process_event('fail')
+        return
     _one_call(task, task.driver.rescue.rescue, 'Rescue', wait_ok=True)
 
 

@@ -25,11 +25,8 @@ Rules (doc/source/admin/failures.rst):
     is adopted (agent/deploy.py);
   - deleting: torn down again (power off, the instance's boot and image
     withdrawn), then cleaned as after any tear down; verifying,
-    inspecting, unrescuing and adopting: run again from their start
-    (_RUN_AGAIN);
-  - rescuing (the rescue password its request carried is saved only
-    with the rescue's outcome): -> rescue failed with last_error saying
-    the conductor was lost.
+    inspecting, rescuing (its password saved when it started),
+    unrescuing and adopting: run again from their start (_RUN_AGAIN).
 """
 
 from oslo_log import log
@@ -59,6 +56,7 @@ _RUN_AGAIN = {
     states.DELETING: ('tearing it down again', deployments.tear_down),
     states.VERIFYING: ('verifying it again', rescuing.verify),
     states.INSPECTING: ('inspecting it again', inspection.start),
+    states.RESCUING: ('rescuing it again', rescuing.rescue),
     states.UNRESCUING: ('unrescuing it again', rescuing.unrescue),
     states.ADOPTING: ('adopting it again', rescuing.adopt),
 }

@@ -267,6 +267,7 @@ def test_a_clean_step_the_agent_still_runs_is_waited_for(api, agent):
     ('deleting', 'available', 'available'),
     ('verifying', 'manageable', 'manageable'),
     ('inspecting', 'manageable', 'manageable'),
+    ('rescuing', 'rescue', 'rescue'),
     ('unrescuing', 'active', 'active'),
     ('adopting', 'active', 'active')])
 def test_lost_while_its_work_may_run_again_runs_it_again(
@@ -275,16 +276,22 @@ def test_lost_while_its_work_may_run_again_runs_it_again(
     in ``bench-fleet --lose-conductor undeploy`` went to ``error`` so,
     as in Ironic, for the operator's ``deleted``), verifying,
     inspecting (16 of 114 in ``--lose-conductor inspect`` to ``inspect
-    failed``), unrescuing or adopting has that work run again from its
-    start."""
-    if state in ('deleting', 'unrescuing'):
+    failed``), rescuing (its password saved when it started),
+    unrescuing or adopting has that work run again from its start."""
+    values = {}
+    if state in ('deleting', 'rescuing', 'unrescuing'):
         uuid = api.make_available(rescue_interface='fake')['uuid']
         api.provision(uuid, 'active')
         api.wait_for(uuid, 'active')
+        if state == 'rescuing':
+            # as the rescue request saved it (rescuing.keep_password)
+            values['instance_info'] = dict(
+                db_nodes.get_node(uuid)['instance_info'] or {},
+                rescue_password='s3cret', hashed_rescue_password='$5$x')
     else:
         uuid = api.make_manageable()
     node_id = _lost_while(uuid, provision_state=state,
-                          target_provision_state=target)
+                          target_provision_state=target, **values)
     takeover.recover(api.conductor, node_id)
     node = api.wait_for(uuid, rests)
     assert node['last_error'] is None
@@ -295,3 +302,16 @@ def test_lost_while_its_work_may_run_again_runs_it_again(
         assert node['inspection_finished_at'] is not None
     else:
         assert node['power_state'] is not None
+
+
+def test_a_rescue_without_its_password_saved_fails_saying_so(api):
+    """Caught rescuing with no rescue password saved (a node left so
+    before the password was saved at the rescue's start)."""
+    uuid = api.make_available(rescue_interface='fake')['uuid']
+    api.provision(uuid, 'active')
+    api.wait_for(uuid, 'active')
+    node_id = _lost_while(uuid, provision_state='rescuing',
+                          target_provision_state='rescue')
+    takeover.recover(api.conductor, node_id)
+    node = api.wait_for(uuid, 'rescue failed')
+    assert 'no rescue password was saved' in node['last_error']

@@ -13,6 +13,7 @@ import pycdlib
 import pytest
 from oslo_utils import secretutils
 
+from baremetal.db import nodes as db_nodes
 from tests import agent_double
 from tests import harness
 from tests.unit.drivers.test_agent_deploy import MAC, _boot_agent
@@ -309,12 +310,20 @@ def test_agent_rescue_hands_the_password_to_the_agent(api, agent):
                       image_checksum=SHA)
     api.request('PATCH', '/v1/nodes/%s' % uuid, [
         {'op': 'replace', 'path': '/rescue_interface', 'value': 'agent'}])
+    # a rescue refused (not a state to rescue from) saves no password
+    api.provision(uuid, 'rescue', expect=400, rescue_password='n0pe')
+    assert 'rescue_password' not in (
+        db_nodes.get_node(uuid)['instance_info'] or {})
     api.provision(uuid, 'active')
     api.wait_for(uuid, 'wait call-back')
     _boot_agent(api, agent, uuid)
     api.wait_for(uuid, 'active')
     agent.received.clear()
     api.provision(uuid, 'rescue', rescue_password='s3cret-rescue')
+    # saved when the rescue starts (a conductor that takes the node over
+    # rescues it with it), masked in the API
+    assert db_nodes.get_node(uuid)['instance_info'][
+        'rescue_password'] == 's3cret-rescue'
     api.wait_for(uuid, 'rescue wait')
     _boot_agent(api, agent, uuid)
     node = api.wait_for(uuid, 'rescue')
@@ -332,3 +341,4 @@ def test_agent_rescue_hands_the_password_to_the_agent(api, agent):
     assert node['power_state'] == 'power on'
     assert 'rescue_password' not in node['instance_info']
     assert 'hashed_rescue_password' not in node['instance_info']
+
