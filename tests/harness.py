@@ -27,6 +27,7 @@ from baremetal.conductor import service
 from baremetal.db import engine as db_engine
 from baremetal.db import migration
 from baremetal.db import models
+from baremetal.drivers.modules.redfish import client as redfish_client
 from tests import services
 
 CONF = baremetal_conf.CONF
@@ -142,6 +143,9 @@ class Harness:
         with the schema at HEAD, to use instead of a fresh SQLite file."""
         CONF.reset()
         configure(overrides)
+        # a BMC address an earlier test used (its port free again) must
+        # not bring back that test's connection and its [redfish] options
+        redfish_client.forget_all()
         self._overrides = list(overrides or ())
         CONF.set_override('host', 'test-conductor')
         if 'state_path' not in (overrides or {}):

@@ -88,3 +88,30 @@ def test_writes_answered_503_are_asked_again_and_taken_once(api, fleet):
     assert fleet.systems['sys-00001']['power'] == 'Off'
     assert (fleet.injected, fleet.by_route[RESET]) == (2 + 3, 1)
     assert fleet.systems['sys-00001']['busy_writes'] == 5 - 3
+
+
+def test_a_service_configured_afresh_connects_with_its_own_options(
+        tmp_path, fleet):
+    """The tests' services share a process: a BMC address an earlier one
+    used (its port free again) must not bring back that service's
+    connection, made with its [redfish] options (seen in CI: the test
+    above sent one reset where it asks for three attempts)."""
+    for d in ('a', 'b'):
+        (tmp_path / d).mkdir()
+    first = redfish_service(tmp_path / 'a', connection_attempts=1,
+                            connection_retry_interval=0)
+    try:
+        node = _node(first, fleet, 'sys-00000')
+        assert _power_on(first, node)['power_state'] == 'power on'
+    finally:
+        first.close()
+    again = redfish_service(tmp_path / 'b', connection_attempts=3,
+                            connection_retry_interval=0)
+    try:
+        node = _node(again, fleet, 'sys-00000')
+        fleet.systems['sys-00000'].update(power='Off', busy_writes=2)
+        node = _power_on(again, node)
+        assert (node['power_state'], node['last_error']) == (
+            'power on', None)
+    finally:
+        again.close()

@@ -406,6 +406,18 @@ def forget(info: Info, close: bool = True) -> None:
             pair[0]._auth.closing = False
 
 
+def forget_all() -> None:
+    """Drop every cached connection, their sessions left to expire on
+    the BMCs: for a service configured afresh in the same process (a
+    connection keeps the [redfish] options it was made with: attempts,
+    timeouts)."""
+    with _CACHE_LOCK:
+        pairs = list(_CACHE.values())
+        _CACHE.clear()
+    for pair in pairs:
+        pair[0]._auth.closing = False
+
+
 # what sushy raises reading fields from whatever JSON came: a list, a
 # string or an object missing what every Redfish service sends; a number
 # Python will not read (ValueError: an integer of more than 4,300
