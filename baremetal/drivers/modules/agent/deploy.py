@@ -293,6 +293,13 @@ def start_command(task, name: str, params: dict,
     return None
 
 
+def _step_id(step) -> tuple | None:
+    """(interface, step) of a step record, None for anything else."""
+    if not isinstance(step, dict):
+        return None
+    return step.get('interface'), step.get('step')
+
+
 def left_by_lost_conductor(task, name: str, client=None) -> dict | None:
     """The record of the command a conductor lost midway sent for the
     step this task resumes (``task.resumed_step``), when the agent
@@ -311,9 +318,7 @@ def left_by_lost_conductor(task, name: str, client=None) -> dict | None:
     resumed, task.resumed_step = task.resumed_step, None
     node = task.node
     current = node.clean_step or node.deploy_step or node.service_step
-    if not resumed or not current or \
-            (resumed.get('interface'), resumed.get('step')) != \
-            (current.get('interface'), current.get('step')):
+    if not resumed or not current or _step_id(resumed) != _step_id(current):
         return None
     client = client or agent_client.Client(node, task.conductor.conf)
     last = client.last_command(name)
@@ -323,14 +328,12 @@ def left_by_lost_conductor(task, name: str, client=None) -> dict | None:
     status = last['command_status']
     if status == agent_client.SUCCEEDED:
         kind = name.split('.', 1)[0]
-        if name == '%s.execute_%s_step' % (kind, kind):
-            result = last.get('command_result')
-            ran = result.get('%s_step' % kind) \
-                if isinstance(result, dict) else None
-            if not isinstance(ran, dict) or \
-                    (ran.get('interface'), ran.get('step')) != \
-                    (current.get('interface'), current.get('step')):
-                return None
+        result = last.get('command_result')
+        ran = result.get('%s_step' % kind) \
+            if isinstance(result, dict) else None
+        if name == '%s.execute_%s_step' % (kind, kind) and \
+                _step_id(ran) != _step_id(current):
+            return None
     elif status != agent_client.RUNNING:
         return None
     LOG.warning('Node %s: agent command %s (id %s), sent for step %s.%s '
