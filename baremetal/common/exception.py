@@ -406,6 +406,14 @@ class AgentNotReady(AgentError):
                 '%(reason)s')
 
 
+class AdoptedCommandFailed(AgentError):
+    """A command a conductor lost since had sent for the current step,
+    waited for by its successor, failed: it may have failed for want of
+    the lost conductor (an image on its file server), so the step is run
+    again once, its command this conductor's (conductor/
+    step_polling.py)."""
+
+
 class ImageDownloadFailed(BaremetalException):
     _msg_fmt = 'Failed to fetch %(url)s: %(reason)s'
 

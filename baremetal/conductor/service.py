@@ -114,15 +114,21 @@ class Conductor:
         """The kind of steps a node in wait state ``state`` runs."""
         return WAIT_KINDS.get(state)
 
-    def resume_steps(self, task, error: str | None = None) -> None:
-        """The async step a node waits on ended: go on (or fail)."""
+    def resume_steps(self, task, error: str | None = None,
+                     again: bool = False) -> None:
+        """The async step a node waits on ended: go on (or fail;
+        ``again``: run it again from its start - its command, a lost
+        conductor's, failed)."""
         kind = WAIT_KINDS.get(task.node.provision_state)
         if kind is None:
             raise exception.InvalidStateRequested(
                 action='resume steps', node=task.node.uuid,
                 state=task.node.provision_state)
         task.upgrade_lock()
-        step_runner.resume(task, kind, error)
+        if again:
+            step_runner.run_again(task, kind)
+        else:
+            step_runner.resume(task, kind, error)
 
     def reload(self) -> None:
         """SIGHUP: mutable options were re-read by oslo.config."""

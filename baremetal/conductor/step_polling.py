@@ -191,8 +191,15 @@ def poll_and_resume(conductor, task, still_waiting) -> bool:
     iface = task.driver.interfaces.get(step.get('interface'))
     if iface is None or not getattr(iface, 'polls_steps', False):
         return False
+    again = False
     try:
         finished, error = iface.poll_step(task, step), None
+    except exception.AdoptedCommandFailed as e:
+        # sent by a conductor lost since, for a step that may run again:
+        # it may have failed for want of that conductor; run once more
+        finished, error, again = True, None, True
+        LOG.warning('Node %s: %s; running step %s.%s again', task.node.uuid,
+                    e, step.get('interface'), step.get('step'))
     except Exception as e:
         finished, error = True, str(e) or repr(e)
     if not finished:
@@ -201,5 +208,5 @@ def poll_and_resume(conductor, task, still_waiting) -> bool:
     if not still_waiting(task.node):
         task.release_resources(save=False)
         return False
-    conductor.resume_steps(task, error)
+    conductor.resume_steps(task, error, again)
     return False

@@ -187,6 +187,14 @@ def resume(task, kind: StepKind, error: str | None = None) -> None:
     task.spawn_after(run, kind, (index or 0) + 1)
 
 
+def run_again(task, kind: StepKind) -> None:
+    """The async step the node waits on is to run again from its start,
+    in a worker."""
+    task.process_event('resume')
+    task.spawn_after(run, kind, task.node.driver_internal_info[
+        kind.index_key])
+
+
 # Steps the conductor runs itself, whatever interface they name (as
 # Ironic's): power actions, 'hold' (park the node until unhold, API 1.85)
 # and 'wait' (pause 'seconds', or until the agent's next heartbeat).

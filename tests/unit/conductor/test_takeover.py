@@ -189,15 +189,19 @@ def _last_record(agent):
     return list(agent._records.values())[-1]
 
 
-@pytest.mark.parametrize('agent_had', ['running', 'ended', 'failed',
-                                       'nothing'])
+@pytest.mark.parametrize('agent_had', [
+    'running', 'running, then failed', 'running, then failed twice',
+    'ended', 'failed', 'nothing'])
 def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
         api, agent, agent_had, monkeypatch):
     """Caught writing the image (found by ``bench-fleet --lose-conductor
     deploy``: 3 of 35 nodes caught deploying failed so): an agent still
     writing is waited for (sending it again, IPA answers 409 "agent is
     busy"), one that wrote it goes on to the next step; after a failed
-    write, or none, the image is written (again)."""
+    write, or none, the image is written (again).  A write waited for
+    that then fails (its image on the lost conductor's file server, gone
+    with it) is sent again by this conductor (it used to fail the
+    deployment), once: failing again, the deployment fails."""
     uuid = api.make_manageable(agent_tests.MAC, deploy_interface='direct',
                                instance_info=IMAGE)
     api.provision(uuid, 'provide')
@@ -229,16 +233,27 @@ def test_an_image_write_the_lost_conductor_sent_is_not_sent_again(
                         lambda task: built.append(1) or image_info(task))
     node_id = _lost_before_waiting(uuid, 'deploying')
     takeover.recover(api.conductor, node_id)
-    if agent_had == 'running':
+    if agent_had.startswith('running'):
         node = api.wait_for(uuid, 'wait call-back')
         assert node['driver_internal_info'][agent_deploy.COMMAND][
             'id'] == record['id']
         assert agent.names() == []
+    if agent_had.startswith('running, then failed'):
+        record.update(command_status='FAILED', command_error={
+            'message': 'Connection refused: the lost conductor\'s file '
+                       'server'})
     agent.polls_until_done = 1
+    written = ['standby.prepare_image'] if agent_had in (
+        'failed', 'nothing') or agent_had.startswith('running, then') \
+        else []
+    if agent_had.endswith('twice'):
+        agent.fail = {'standby.prepare_image'}
+        node = api.wait_for(uuid, 'deploy failed')
+        assert 'standby.prepare_image failed' in node['last_error']
+        assert agent.names() == written
+        return
     node = api.wait_for(uuid, 'active')
     assert node['last_error'] is None
-    written = ['standby.prepare_image'] \
-        if agent_had in ('failed', 'nothing') else []
     assert agent.names() == written + ['image.install_bootloader',
                                        'standby.sync']
     assert len(built) == len(written)

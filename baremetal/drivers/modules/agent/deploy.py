@@ -281,15 +281,18 @@ def start_command(task, name: str, params: dict,
     client = agent_client.Client(task.node, task.conductor.conf)
     if record is None:
         record = left_by_lost_conductor(task, name, client)
+    command = {'name': name}
     if record is None:
         record = client.run(name, params, wait=False)
+    else:
+        command['adopted'] = True
     if record['command_status'] == agent_client.FAILED:
         raise exception.AgentError(node=task.node.uuid, command=name,
                                    error=agent_client.error_of(record))
     if record['command_status'] == agent_client.SUCCEEDED:
         return record
-    task.node.driver_internal_info[COMMAND] = {
-        'id': record['id'], 'name': name}
+    command['id'] = record['id']
+    task.node.driver_internal_info[COMMAND] = command
     return None
 
 
@@ -358,9 +361,12 @@ def poll_command(task) -> dict | None:
     if status == agent_client.RUNNING:
         return None
     if status == agent_client.FAILED:
-        raise exception.AgentError(
-            node=task.node.uuid, command=cmd['name'],
-            error=agent_client.error_of(record))
+        # one a lost conductor sent may have failed for want of it (the
+        # image on its file server): its step is run again, once
+        fault = exception.AdoptedCommandFailed if cmd.get('adopted') \
+            else exception.AgentError
+        raise fault(node=task.node.uuid, command=cmd['name'],
+                    error=agent_client.error_of(record))
     return record
 
 
