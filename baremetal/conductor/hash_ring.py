@@ -6,12 +6,14 @@ moves only the nodes that hashed to it.
 """
 
 import bisect
+import datetime
 import hashlib
 import threading
 import time
 
 from baremetal.common import exception
 from baremetal.db import conductors as db_conductors
+from baremetal.db import rows as db_rows
 
 
 def _hash(key: str) -> int:
@@ -41,10 +43,19 @@ class HashRing:
 
 class RingManager:
     """Rings from the conductors table, rebuilt every ``reset_interval``
-    seconds or on demand (``reset()``)."""
+    seconds or on demand (``reset()``).
 
-    def __init__(self, conf) -> None:
+    ``silent_after`` (the API's rings): a conductor whose last heartbeat
+    is older than that many seconds is left out of its rings - unless
+    every conductor of a ring is, when all stay: requests go to the
+    conductor that will serve the node, rather than wait on one that
+    died until it is found dead (``heartbeat_timeout``).  A conductor's
+    own rings keep it until then: which conductor *owns* a node (its
+    periodic work, the take-over of a dead one's) changes only then."""
+
+    def __init__(self, conf, silent_after: int | None = None) -> None:
         self.conf = conf
+        self._silent_after = silent_after
         self._lock = threading.Lock()
         self._rings: dict[tuple[str, str], HashRing] | None = None
         self._built = 0.0
@@ -62,14 +73,26 @@ class RingManager:
         c = self.conf.conductor
         live = db_conductors.live_conductors(c.heartbeat_timeout)
         hosts: dict[tuple[str, str], set[str]] = {}
+        silent: set[str] = set()
+        ttl = c.hash_ring_reset_interval
+        if self._silent_after is not None:
+            since = db_rows.utcnow() - datetime.timedelta(
+                seconds=self._silent_after)
+            for cond in live:
+                left = (cond['updated_at'] - since).total_seconds()
+                if left < 0:
+                    silent.add(cond['hostname'])
+                else:
+                    # rebuilt when the next one would turn silent
+                    ttl = min(ttl, max(left, 1.0))
         for cond in live:
             for hw in cond['drivers'] or []:
                 hosts.setdefault((hw, cond['conductor_group'] or ''),
                                  set()).add(cond['hostname'])
-        rings = {k: HashRing(v, c.hash_ring_replicas)
+        rings = {k: HashRing((v - silent) or v, c.hash_ring_replicas)
                  for k, v in hosts.items()}
         with self._lock:
-            self._ttl = c.hash_ring_reset_interval
+            self._ttl = ttl
             self._built = now
             self._rings = rings
         return rings

@@ -7,6 +7,8 @@ conductor serves is a 503, and an RPC timeout is a 503 with a message,
 never a hung request.  Each conductor may hold at most
 ``[api]max_waiting_per_conductor`` of the API's threads waiting on its
 answers: one that died or hangs leaves the others for every other node.
+One whose heartbeat is [api]conductor_silent_after old is routed around
+(hash_ring.RingManager).
 """
 
 import random
@@ -23,13 +25,22 @@ from baremetal.conductor import hash_ring
 LOG = log.getLogger(__name__)
 
 
+def silent_after(conf) -> int:
+    """Seconds without a heartbeat after which the API routes around a
+    conductor ([api]conductor_silent_after)."""
+    c = conf.conductor
+    return conf.api.conductor_silent_after or min(
+        3 * c.heartbeat_interval, c.heartbeat_timeout)
+
+
 class ConductorAPI:
     def __init__(self, conf, local=None, threads: int = 64) -> None:
         """``threads``: the most the API serves requests with (its
         [api]api_workers default)."""
         self.conf = conf
         self.local = local          # a service.Conductor, embedded mode
-        self.rings = local.rings if local else hash_ring.RingManager(conf)
+        self.rings = local.rings if local else hash_ring.RingManager(
+            conf, silent_after(conf))
         self._client = None
         self._batches = None
         self._waiting_lock = threading.Lock()

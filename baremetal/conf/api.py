@@ -54,6 +54,20 @@ opts = [
                     'the clients\' requests for its nodes would take every '
                     'thread, and the API would stop answering for every '
                     'node. Unset: half of [api]api_workers.'),
+    cfg.IntOpt('conductor_silent_after', min=1,
+               sample_default='3 x [conductor]heartbeat_interval (30)',
+               help='baremetal-api: a conductor whose last heartbeat is '
+                    'older than this many seconds is routed around: its '
+                    'nodes\' requests (the agents\' lookups and '
+                    'heartbeats among them) go to the conductor the hash '
+                    'ring would give them without it, instead of waiting '
+                    '[DEFAULT]rpc_response_timeout_api on a conductor that '
+                    'died, until the others find it dead ([conductor]'
+                    'heartbeat_timeout) and take its nodes over. A node '
+                    'it had locked answers 409 meanwhile. Never all of a '
+                    'ring\'s conductors: when every one is silent, each '
+                    'keeps its nodes. Unset: three heartbeat intervals, '
+                    'at most [conductor]heartbeat_timeout.'),
     cfg.IntOpt('connection_limit', default=1024, min=1,
                help='Accepted connections waiting for a thread, and idle '
                     'keep-alive connections kept open, at most.'),

@@ -6,8 +6,9 @@ its threads wait on one conductor: the next request for the dead one's
 nodes is a 503 at once, saying why, and the API goes on answering for
 every other node (here with 6 threads, 10 requests for the dead
 conductor's nodes: without the bound all ten waited for the timeout, six
-at a time, with every other request queued behind them).  Over RabbitMQ
-and PostgreSQL."""
+at a time, with every other request queued behind them).  Once its
+heartbeat is [api]conductor_silent_after old, its nodes' requests go to
+another conductor.  Over RabbitMQ and PostgreSQL."""
 
 import concurrent.futures
 import time
@@ -29,7 +30,11 @@ def test_a_dead_conductor_holds_at_most_its_share_of_threads(tmp_path):
         tmp_path, services.postgresql_url(), services.rabbit_url(),
         conductors=2,
         DEFAULT={'rpc_response_timeout_api': RPC_TIMEOUT},
-        api={'api_workers': WORKERS, 'max_waiting_per_conductor': SHARE},
+        # routed to it all along (the bound is for the time before
+        # [api]conductor_silent_after, and for a conductor that hangs
+        # while its heartbeat goes on)
+        api={'api_workers': WORKERS, 'max_waiting_per_conductor': SHARE,
+             'conductor_silent_after': 300},
         # nobody finds the killed conductor dead within the test
         conductor={'heartbeat_timeout': 300})
     pool = concurrent.futures.ThreadPoolExecutor(REQUESTS + 2)
@@ -91,6 +96,57 @@ def test_a_dead_conductor_holds_at_most_its_share_of_threads(tmp_path):
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+        cluster.stop()
+
+
+def test_a_silent_conductors_nodes_are_served_by_another(tmp_path):
+    """[api]conductor_silent_after seconds after its last heartbeat, a
+    killed conductor's nodes are routed to the conductor that will take
+    them over, before the others find it dead: a request for one is
+    answered, where it waited [DEFAULT]rpc_response_timeout_api (here
+    longer than the client waits) and was answered 503."""
+    cluster = Cluster(
+        tmp_path, services.postgresql_url(), services.rabbit_url(),
+        conductors=2,
+        DEFAULT={'rpc_response_timeout_api': 300},
+        api={'conductor_silent_after': 3},
+        conductor={'heartbeat_timeout': 300})
+    try:
+        cluster.wait_conductors(['cond-0', 'cond-1'])
+        ep = cluster.api.endpoint
+        uuids = []
+        for i in range(12):
+            st, body = call(ep, 'POST', '/v1/nodes', {
+                'driver': 'fake-hardware', 'name': 'sil-%02d' % i})
+            assert st == 201, body
+            uuids.append(body['uuid'])
+        provision_all(ep, uuids, 'manage')
+        wait_all(ep, uuids, 'manageable')
+        st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
+        dead = [n['uuid'] for n in body['nodes']
+                if n['conductor'] == 'cond-0']
+        assert dead and len(dead) < len(uuids), body
+
+        cluster.conductors['cond-0'].kill()
+        deadline = time.monotonic() + 60
+        while True:
+            st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
+            owners = {n['conductor'] for n in body['nodes']}
+            if owners == {'cond-1'}:
+                break
+            assert time.monotonic() < deadline, body
+            time.sleep(0.5)
+        # served by cond-1: a synchronous call, and a verb carried out
+        st, body = call(ep, 'GET', '/v1/nodes/%s/validate' % dead[0])
+        assert st == 200, body
+        provision_all(ep, dead, 'provide')
+        wait_all(ep, dead, 'available')
+        st, body = call(ep, 'GET', '/v1/conductors/cond-0')
+        assert st == 200 and body['alive'] is True, body
+    except Exception:
+        print(cluster.logs())
+        raise
+    finally:
         cluster.stop()
 
 
