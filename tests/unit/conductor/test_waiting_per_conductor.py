@@ -22,7 +22,10 @@ def _api(monkeypatch, api_workers=None, limit=None, threads=64):
     conf = types.SimpleNamespace(
         rpc_response_timeout_api=60,
         api=types.SimpleNamespace(api_workers=api_workers,
-                                  max_waiting_per_conductor=limit))
+                                  max_waiting_per_conductor=limit,
+                                  conductor_silent_after=None),
+        conductor=types.SimpleNamespace(heartbeat_interval=10,
+                                        heartbeat_timeout=60))
     return rpcapi.ConductorAPI(conf, threads=threads)
 
 
