@@ -12,7 +12,9 @@ Rules (doc/source/admin/failures.rst):
     marked non-idempotent (``idempotent: false`` in its plan entry)
     fails the node instead of running twice; caught after the agent's
     first heartbeat and before the first step (its steps being
-    planned): back to clean wait, for the agent's next heartbeat; caught
+    planned): back to clean wait, and planned again with the agent (as
+    is a node released in clean or service wait that the lost conductor
+    held for that heartbeat); caught
     after the last step (tearing the ramdisk down): finished;
   - deploying: resumed at the recorded step if it is one that may run
     again (StepKind.may_run_again; deployments.RESUMABLE: booting the
@@ -37,6 +39,7 @@ from baremetal.conductor import cleaning
 from baremetal.conductor import deployments
 from baremetal.conductor import inspection
 from baremetal.conductor import rescuing
+from baremetal.conductor import servicing
 from baremetal.conductor import step_runner
 from baremetal.conductor import task_manager
 from baremetal.db import conductors as db_conductors
@@ -77,6 +80,17 @@ def run(conductor) -> None:
                     row['uuid'], row['reservation'])
     if dead:
         conductor.rings.reset()
+    for row in released:
+        if row['provision_state'] in _PLANNED_AT_HEARTBEAT:
+            # whoever released it: the lost conductor may have held it
+            # for the agent's first heartbeat, which the owner would
+            # otherwise wait minutes to hear again
+            try:
+                _plan_unplanned(conductor, row['id'])
+            except (exception.NodeLocked, exception.NodeNotFound):
+                continue
+            except exception.NoFreeConductorWorker:
+                break
     rows = db_nodes.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
     for row in rows:
         try:
@@ -115,10 +129,11 @@ def recover(conductor, node_id) -> None:
             if index == -1:
                 # the agent had heartbeated and its steps were being
                 # planned: no step ran (each is recorded before it runs);
-                # wait for its next heartbeat, which plans them again
-                LOG.warning('%s, before its first step; waiting for the '
-                            'agent\'s next heartbeat', msg)
+                # planned again with the agent now
+                LOG.warning('%s, before its first step; planning them '
+                            'again', msg)
                 task.process_event('wait')
+                _heartbeat_again(task, cleaning.KIND)
                 return
             if _resumed(task, cleaning.KIND, msg):
                 return
@@ -144,6 +159,38 @@ def recover(conductor, node_id) -> None:
         node.last_error = msg
         LOG.error(msg)
         task.process_event('fail')
+
+
+# wait states whose steps are planned at the agent's first heartbeat
+_PLANNED_AT_HEARTBEAT = {states.CLEANWAIT: cleaning.KIND,
+                         states.SERVICEWAIT: servicing.KIND}
+
+
+def _plan_unplanned(conductor, node_id) -> None:
+    """A node released from a dead conductor, waiting for its steps to
+    be planned though its agent heartbeated: planned now."""
+    with task_manager.acquire(conductor, node_id, shared=False,
+                              purpose='take over') as task:
+        kind = _PLANNED_AT_HEARTBEAT.get(task.node.provision_state)
+        if kind is not None and _heartbeat_again(task, kind):
+            LOG.warning('Node %s: its agent heartbeated to a conductor lost '
+                        'before it planned the %s steps; planning them now',
+                        task.node.uuid, kind.name)
+
+
+def _heartbeat_again(task, kind) -> bool:
+    """When the node's agent heartbeated this boot (its URL recorded) and
+    its steps are still to be planned (index -1), do what its heartbeat
+    does, which the lost conductor did not finish: ask it for its steps
+    (agent/deploy.py) rather than wait for its next heartbeat (IPA's
+    interval: a third to two thirds of [api]ramdisk_heartbeat_timeout,
+    up to minutes)."""
+    info = task.node.driver_internal_info
+    url = info.get('agent_url')
+    if not url or info.get(kind.index_key) != -1:
+        return False
+    task.driver.deploy.heartbeat(task, url, info.get('agent_version'))
+    return True
 
 
 def _resumed(task, kind, msg: str) -> bool:

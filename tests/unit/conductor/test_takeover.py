@@ -56,6 +56,43 @@ def test_lost_while_planning_the_agents_steps_waits_for_it_again(
                              'clean.execute_clean_step:erase_devices_metadata']
 
 
+@pytest.mark.parametrize('caught', ['cleaning', 'clean wait'])
+def test_lost_after_the_agents_heartbeat_plans_its_steps_with_it(
+        api, agent, caught):
+    """The agent heartbeated (its URL recorded) to a conductor lost
+    before it planned the steps: caught ``cleaning`` (planning) or still
+    ``clean wait`` (the heartbeat's work about to start under its lock),
+    the node used to wait for the agent's next heartbeat - IPA's
+    interval, up to minutes (``bench-fleet --lose-conductor clean``: the
+    phase's last nodes, 100 s after the takeover).  The conductor that
+    releases it plans them with the agent at once."""
+    from baremetal.db import conductors as db_conductors
+    uuid = agent_tests._agent_node(api)
+    api.provision(uuid, 'provide')
+    node = api.wait_for(uuid, 'clean wait')
+    status, found, _ = api.request(
+        'GET', '/v1/lookup?addresses=%s' % agent_tests.MAC, version='1.62')
+    assert status == 200, found
+    agent.token = found['config']['agent_token']
+    info = dict(db_nodes.get_node(uuid)['driver_internal_info'])
+    assert info['clean_step_index'] == -1
+    info.update(agent_url=agent.url, agent_version='13.0.0')
+    if caught == 'cleaning':
+        node_id = _lost_while(uuid, provision_state='cleaning',
+                              driver_internal_info=info)
+        takeover.recover(api.conductor, node_id)
+    else:
+        node_id = _lost_while(uuid, driver_internal_info=info)
+        assert db_reservations.reserve_node('gone', node_id)   # held
+        db_conductors.register_conductor('gone', '', [])
+        db_conductors.unregister_conductor('gone')      # found dead
+        takeover.run(api.conductor)
+    node = api.wait_for(uuid, 'available')
+    assert node['last_error'] is None
+    assert agent.names() == ['clean.get_clean_steps',
+                             'clean.execute_clean_step:erase_devices_metadata']
+
+
 def _inspected(api, monkeypatch, end_agent_boot):
     """A node inspected in band, its agent's boot ended by
     ``end_agent_boot``; the node once at rest in manageable."""
