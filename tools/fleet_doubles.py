@@ -1408,6 +1408,18 @@ class AgentFleet:
             a = self.agents[node]
             if a['gen'] != gen:
                 return
+        if status == 404 and not self._inspection_expected(node):
+            # the service expects no inventory any more (the inspection
+            # ended without this boot hearing so: its answer lost with a
+            # conductor): this boot goes on as IPA's does after its
+            # inspection, looking its node up; the next boots do not
+            # inspect
+            with self.lock:
+                self.inspecting.pop(node, None)
+                if self.agents[node]['gen'] == gen:
+                    self._schedule(node, gen, 0)
+            return
+        with self.lock:
             if status in (404, 409, 503):
                 # not yet waiting for it (still powering on), or locked
                 self.stats['inventories_retried'] += 1
@@ -1416,6 +1428,17 @@ class AgentFleet:
                 return
             self.errors.append('inventory %s: %d %s' % (node, status,
                                                         raw[:200]))
+
+    def _inspection_expected(self, node) -> bool:
+        """Whether the node is being inspected (what the boot's kernel
+        parameters would tell IPA: the double reads the node instead)."""
+        try:
+            status, raw = self._http(
+                'GET', '/v1/nodes/%s?fields=provision_state' % node)
+        except (OSError, http.client.HTTPException):
+            return True
+        return status != 200 or json.loads(raw)['provision_state'] in (
+            'inspecting', 'inspect wait')
 
     def _heartbeat(self, node, gen, token):
         status, raw = self._http('POST', '/v1/heartbeat/%s' % node, {
