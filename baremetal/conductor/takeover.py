@@ -80,26 +80,29 @@ def run(conductor) -> None:
                     row['uuid'], row['reservation'])
     if dead:
         conductor.rings.reset()
-    for row in released:
-        if row['provision_state'] in _PLANNED_AT_HEARTBEAT:
-            # whoever released it: the lost conductor may have held it
-            # for the agent's first heartbeat, which the owner would
-            # otherwise wait minutes to hear again
-            try:
-                _plan_unplanned(conductor, row['id'])
-            except (exception.NodeLocked, exception.NodeNotFound):
-                continue
-            except exception.NoFreeConductorWorker:
-                break
+    # whoever released them: the lost conductor may have held them for
+    # the agent's first heartbeat, which the owner would otherwise wait
+    # minutes to hear again
+    _each(conductor, [row['id'] for row in released if row[
+        'provision_state'] in _PLANNED_AT_HEARTBEAT], _plan_unplanned)
     rows = db_nodes.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
-    for row in rows:
+    _each(conductor, [row['id'] for row in rows if _owns(conductor, row)],
+          recover)
+
+
+def _owns(conductor, row) -> bool:
+    try:
+        return conductor.owns(row)
+    except exception.NoValidHost:
+        return False
+
+
+def _each(conductor, node_ids, take) -> None:
+    """``take(conductor, node_id)`` for each node but those locked or
+    gone meanwhile, until no worker is free."""
+    for node_id in node_ids:
         try:
-            if not conductor.owns(row):
-                continue
-        except exception.NoValidHost:
-            continue
-        try:
-            recover(conductor, row['id'])
+            take(conductor, node_id)
         except (exception.NodeLocked, exception.NodeNotFound):
             continue
         except exception.NoFreeConductorWorker:

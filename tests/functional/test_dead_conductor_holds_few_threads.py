@@ -16,6 +16,7 @@ import time
 from tests import services
 from tests.functional.cluster import Cluster
 from tests.functional.cluster import call
+from tests.functional.cluster import enroll
 from tests.functional.cluster import provision_all
 from tests.functional.cluster import wait_all
 
@@ -39,21 +40,10 @@ def test_a_dead_conductor_holds_at_most_its_share_of_threads(tmp_path):
         conductor={'heartbeat_timeout': 300})
     pool = concurrent.futures.ThreadPoolExecutor(REQUESTS + 2)
     try:
-        cluster.wait_conductors(['cond-0', 'cond-1'])
         ep = cluster.api.endpoint
-        uuids = []
-        for i in range(20):
-            st, body = call(ep, 'POST', '/v1/nodes', {
-                'driver': 'fake-hardware', 'name': 'wt-%02d' % i})
-            assert st == 201, body
-            uuids.append(body['uuid'])
-        provision_all(ep, uuids, 'manage')
-        wait_all(ep, uuids, 'manageable')
-        st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
-        owner = {n['uuid']: n['conductor'] for n in body['nodes']}
-        dead = [u for u in uuids if owner[u] == 'cond-0']
-        live = [u for u in uuids if owner[u] == 'cond-1']
-        assert dead and live, owner
+        owner = _manageable(cluster, 'wt', 20)
+        dead = [u for u in owner if owner[u] == 'cond-0']
+        live = [u for u in owner if owner[u] == 'cond-1']
 
         cluster.conductors['cond-0'].kill()
 
@@ -99,6 +89,20 @@ def test_a_dead_conductor_holds_at_most_its_share_of_threads(tmp_path):
         cluster.stop()
 
 
+def _manageable(cluster, prefix: str, count: int) -> dict:
+    """``count`` fake-hardware nodes, manageable, shared by cond-0 and
+    cond-1: each node's conductor by its UUID."""
+    cluster.wait_conductors(['cond-0', 'cond-1'])
+    ep = cluster.api.endpoint
+    uuids = enroll(ep, ['%s-%02d' % (prefix, i) for i in range(count)])
+    provision_all(ep, uuids, 'manage')
+    wait_all(ep, uuids, 'manageable')
+    st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
+    owner = {n['uuid']: n['conductor'] for n in body['nodes']}
+    assert set(owner.values()) == {'cond-0', 'cond-1'}, owner
+    return owner
+
+
 def test_a_silent_conductors_nodes_are_served_by_another(tmp_path):
     """[api]conductor_silent_after seconds after its last heartbeat, a
     killed conductor's nodes are routed to the conductor that will take
@@ -112,20 +116,9 @@ def test_a_silent_conductors_nodes_are_served_by_another(tmp_path):
         api={'conductor_silent_after': 3},
         conductor={'heartbeat_timeout': 300})
     try:
-        cluster.wait_conductors(['cond-0', 'cond-1'])
         ep = cluster.api.endpoint
-        uuids = []
-        for i in range(12):
-            st, body = call(ep, 'POST', '/v1/nodes', {
-                'driver': 'fake-hardware', 'name': 'sil-%02d' % i})
-            assert st == 201, body
-            uuids.append(body['uuid'])
-        provision_all(ep, uuids, 'manage')
-        wait_all(ep, uuids, 'manageable')
-        st, body = call(ep, 'GET', '/v1/nodes?fields=uuid,conductor')
-        dead = [n['uuid'] for n in body['nodes']
-                if n['conductor'] == 'cond-0']
-        assert dead and len(dead) < len(uuids), body
+        owner = _manageable(cluster, 'sil', 12)
+        dead = [u for u in owner if owner[u] == 'cond-0']
 
         cluster.conductors['cond-0'].kill()
         deadline = time.monotonic() + 60
