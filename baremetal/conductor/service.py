@@ -66,11 +66,14 @@ class Conductor:
                         'registering again', self.host)
             self.register()
 
+    def serves(self, row: dict) -> bool:
+        """Is the node of a hardware type and conductor group of ours?"""
+        return row['driver'] in self.registry.hardware_types and \
+            (row.get('conductor_group') or '').lower() == self.group
+
     def owns(self, row: dict) -> bool:
         """Does the hash ring map this node to us?"""
-        if row['driver'] not in self.registry.hardware_types:
-            return False
-        if (row.get('conductor_group') or '').lower() != self.group:
+        if not self.serves(row):
             return False
         return self.rings.host_for(row['uuid'], row['driver'],
                                    row.get('conductor_group') or ''

@@ -84,7 +84,8 @@ def run(conductor) -> None:
     # the agent's first heartbeat, which the owner would otherwise wait
     # minutes to hear again
     _each(conductor, [row['id'] for row in released if row[
-        'provision_state'] in _PLANNED_AT_HEARTBEAT], _plan_unplanned)
+        'provision_state'] in _PLANNED_AT_HEARTBEAT and
+        conductor.serves(row)], _plan_unplanned)
     rows = db_nodes.nodes_in_states(_ACTIVE, extra=(db_nodes.unreserved(),))
     _each(conductor, [row['id'] for row in rows if _owns(conductor, row)],
           recover)

@@ -102,7 +102,8 @@ def release_reservations_of(hosts: Iterable[str]) -> list[dict]:
     with engine.writer() as conn:
         rows = [dict(r) for r in conn.execute(
             sa.select(NODES.c.id, NODES.c.uuid, NODES.c.reservation,
-                      NODES.c.provision_state)
+                      NODES.c.provision_state, NODES.c.driver,
+                      NODES.c.conductor_group)
             .where(NODES.c.reservation.in_(hosts))).mappings()]
         if rows:
             conn.execute(NODES.update()

@@ -56,7 +56,8 @@ def test_lost_while_planning_the_agents_steps_waits_for_it_again(
                              'clean.execute_clean_step:erase_devices_metadata']
 
 
-@pytest.mark.parametrize('caught', ['cleaning', 'clean wait'])
+@pytest.mark.parametrize('caught', ['cleaning', 'clean wait',
+                                    'clean wait, another group'])
 def test_lost_after_the_agents_heartbeat_plans_its_steps_with_it(
         api, agent, caught):
     """The agent heartbeated (its URL recorded) to a conductor lost
@@ -65,7 +66,8 @@ def test_lost_after_the_agents_heartbeat_plans_its_steps_with_it(
     the node used to wait for the agent's next heartbeat - IPA's
     interval, up to minutes (``bench-fleet --lose-conductor clean``: the
     phase's last nodes, 100 s after the takeover).  The conductor that
-    releases it plans them with the agent at once."""
+    releases it plans them with the agent at once - when the node is of
+    its hardware type and conductor group."""
     from baremetal.db import conductors as db_conductors
     uuid = agent_tests._agent_node(api)
     api.provision(uuid, 'provide')
@@ -82,11 +84,18 @@ def test_lost_after_the_agents_heartbeat_plans_its_steps_with_it(
                               driver_internal_info=info)
         takeover.recover(api.conductor, node_id)
     else:
-        node_id = _lost_while(uuid, driver_internal_info=info)
+        group = 'far' if caught.endswith('another group') else ''
+        node_id = _lost_while(uuid, driver_internal_info=info,
+                              conductor_group=group)
         assert db_reservations.reserve_node('gone', node_id)   # held
-        db_conductors.register_conductor('gone', '', [])
+        db_conductors.register_conductor('gone', group, [])
         db_conductors.unregister_conductor('gone')      # found dead
         takeover.run(api.conductor)
+        if group:
+            assert db_nodes.get_node(uuid)['reservation'] is None
+            assert api.wait_for(uuid, 'clean wait')
+            assert agent.names() == []
+            return
     node = api.wait_for(uuid, 'available')
     assert node['last_error'] is None
     assert agent.names() == ['clean.get_clean_steps',
