@@ -11,6 +11,12 @@ wait for it and then go together, as one ``call_batch`` RPC, whose
 reply carries each call's result or error.  The batch is sent by the
 first of its callers; the others wait for their own answer.
 
+A batch its conductor does not answer (a timeout, or the message not
+delivered: NoValidHost) is not followed by the calls queued behind it:
+each gets NotSent, and the API routes it again (conductor/rpcapi.py) -
+a conductor that died has them wait no second RPC timeout, one after the
+other, and the API's ring may route around it by then.
+
 The conductor runs a batch's calls one after the other, each with its
 own request context, exactly as it runs them one at a time; an error
 (NodeLocked, InvalidStateRequested, ...) belongs to its call only.  Only
@@ -51,6 +57,15 @@ def deserialize_error(error: dict) -> Exception:
     return exception.BaremetalException(
         'Conductor error: %s: %s' % (error.get('type'),
                                      error.get('message')))
+
+
+class NotSent(Exception):
+    """A call queued behind a batch that its conductor did not answer
+    (``cause``): not sent to it."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 class _Call:
@@ -104,13 +119,20 @@ class Coalescer:
                     % (host, len(outcomes), len(batch)))
         except Exception as e:
             outcomes = [{'raise': e}] * len(batch)
+            unanswered = e if isinstance(e, exception.NoValidHost) else None
+        else:
+            unanswered = None
         with self._lock:
             nxt = self._pending.pop(host, None)
-            if not nxt:
+            if not nxt or unanswered is not None:
                 self._busy.discard(host)
         for c, outcome in zip(batch, outcomes, strict=True):
             c.outcome = outcome
             c.ready.set()
-        if nxt:
+        if nxt and unanswered is not None:
+            for c in nxt:
+                c.outcome = {'raise': NotSent(unanswered)}
+                c.ready.set()
+        elif nxt:
             nxt[0].batch = nxt
             nxt[0].ready.set()

@@ -110,3 +110,61 @@ def test_the_share_is_half_the_threads_unless_set(monkeypatch):
     assert _api(monkeypatch, threads=10)._per_conductor == 5
     assert _api(monkeypatch, api_workers=1)._per_conductor == 1
     assert _api(monkeypatch, api_workers=8, limit=7)._per_conductor == 7
+
+
+def test_calls_queued_for_a_conductor_that_did_not_answer_go_elsewhere(
+        monkeypatch):
+    """Provision verbs queued behind a batch to a conductor that did not
+    answer it are not sent to it: routed again, they go to the conductor
+    the API's ring now gives their nodes (it routes around a silent
+    one), or, when it still gives that one, are answered 503 at once."""
+    api = _api(monkeypatch, api_workers=16)
+    conductors = _Conductors(api)
+    route = {'to': 'dead'}
+    monkeypatch.setattr(api, 'host_for', lambda node: route['to'])
+    outcomes = {}
+
+    def call(n):
+        try:
+            outcomes[n] = api._call({'uuid': n}, 'do_provisioning_action',
+                                    {}, node_id=n)
+        except exception.NoValidHost as e:
+            outcomes[n] = str(e)
+
+    first = threading.Thread(target=call, args=('n0',))
+    first.start()
+    assert conductors.entered.acquire(timeout=10)
+    queued = [threading.Thread(target=call, args=('n%d' % i,))
+              for i in range(1, 4)]
+    for t in queued:
+        t.start()
+    for _ in range(500):
+        if len(api._batches._pending.get('dead', ())) == 3:
+            break
+        threading.Event().wait(0.01)
+    assert len(api._batches._pending['dead']) == 3
+    route['to'] = 'alive'           # the ring routes around it now
+    conductors.release.set()
+    for t in [first] + queued:
+        t.join(10)
+    assert outcomes == {'n0': 'timed out', 'n1': 'done', 'n2': 'done',
+                        'n3': 'done'}
+    assert conductors.sent.count(('dead', 'call_batch')) == 1
+    assert api.waiting() == 0
+    # still routed to it: 503 at once, not sent
+    conductors.release.clear()
+    route['to'] = 'dead'
+    first = threading.Thread(target=call, args=('m0',))
+    first.start()
+    assert conductors.entered.acquire(timeout=10)
+    queued = threading.Thread(target=call, args=('m1',))
+    queued.start()
+    for _ in range(500):
+        if api._batches._pending.get('dead'):
+            break
+        threading.Event().wait(0.01)
+    conductors.release.set()
+    for t in (first, queued):
+        t.join(10)
+    assert outcomes['m0'] == outcomes['m1'] == 'timed out'
+    assert conductors.sent.count(('dead', 'call_batch')) == 2
