@@ -111,6 +111,7 @@ class Coalescer:
     def _run(self, host: str, batch: list[_Call]) -> None:
         """Send ``batch``, answer its callers, hand what queued meanwhile
         to the first of those callers (who sends it as the next batch)."""
+        unanswered = None       # the conductor did not answer the batch
         try:
             outcomes = self._send(host, [c.call for c in batch])
             if len(outcomes) != len(batch):
@@ -119,9 +120,8 @@ class Coalescer:
                     % (host, len(outcomes), len(batch)))
         except Exception as e:
             outcomes = [{'raise': e}] * len(batch)
-            unanswered = e if isinstance(e, exception.NoValidHost) else None
-        else:
-            unanswered = None
+            if isinstance(e, exception.NoValidHost):
+                unanswered = e
         with self._lock:
             nxt = self._pending.pop(host, None)
             if not nxt or unanswered is not None:

@@ -71,21 +71,20 @@ class ConductorAPI:
                                                            **kwargs)
         if host is None:
             host = self.host_for(node)
-        try:
-            return self._call_host(host, rpc_method, context, **kwargs)
-        except rpc_batch.NotSent as e:
-            # queued behind a batch its conductor did not answer: routed
-            # again (the ring may route around it by now), never sent to
-            # it to wait a second time
-            again = self.host_for(node) if node is not None else host
-            if again == host:
-                raise e.cause from None
-            LOG.info('A %s call queued for conductor %s, which did not '
-                     'answer, goes to conductor %s', rpc_method, host, again)
+        for rerouted in (False, True):
             try:
-                return self._call_host(again, rpc_method, context, **kwargs)
-            except rpc_batch.NotSent as e2:
-                raise e2.cause from None
+                return self._call_host(host, rpc_method, context, **kwargs)
+            except rpc_batch.NotSent as e:
+                # queued behind a batch its conductor did not answer:
+                # routed again, once (the ring may route around it by
+                # now), never sent to it to wait a second time
+                again = self.host_for(node) if node is not None else host
+                if rerouted or again == host:
+                    raise e.cause from None
+                LOG.info('A %s call queued for conductor %s, which did '
+                         'not answer, goes to conductor %s', rpc_method,
+                         host, again)
+                host = again
 
     def _call_host(self, host: str, rpc_method: str, context,
                    **kwargs) -> Any:
