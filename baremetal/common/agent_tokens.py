@@ -42,10 +42,12 @@ ISSUED_AT_KEY = 'agent_secret_token_issued_at'
 PREGENERATED_KEY = 'agent_secret_token_pregenerated'
 MASK = '******'
 
+# the agent command the running step waits on: {'name', 'id'[, 'adopted']}
+COMMAND_KEY = 'agent_command'
 # what an agent knows of the node besides the token: all re-asserted by
 # the next boot's first heartbeat
 _BOOT_KEYS = (TOKEN_KEY, PREGENERATED_KEY, ISSUED_AT_KEY, 'agent_url',
-              'agent_verify_ca', 'agent_command', 'agent_last_heartbeat')
+              'agent_verify_ca', COMMAND_KEY, 'agent_last_heartbeat')
 
 
 def present(node) -> bool:
@@ -139,6 +141,12 @@ def wipe(node) -> None:
     info = node.driver_internal_info
     for key in _BOOT_KEYS:
         info.pop(key, None)
+
+
+def command_ended(driver_internal_info: dict) -> None:
+    """The step whose agent command was recorded is over (the next one
+    starts, or the plan ended): nothing waits on that command now."""
+    driver_internal_info.pop(COMMAND_KEY, None)
 
 
 def heartbeat_age(driver_internal_info: dict) -> float | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from oslo_log import log
 
+from baremetal.common import agent_tokens
 from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import states
@@ -72,6 +73,7 @@ def clear_plan(task, kind: StepKind) -> None:
     info = task.node.driver_internal_info
     info.pop(kind.steps_key, None)
     info.pop(kind.index_key, None)
+    agent_tokens.command_ended(info)
     setattr(task.node, kind.step_field, {})
 
 
@@ -85,6 +87,9 @@ def run(task, kind: StepKind, start: int = 0) -> None:
         step = plan[index]
         info[kind.index_key] = index
         setattr(node, kind.step_field, step)
+        # the step before may have waited on an agent command: over now
+        # (a step that sends one records it)
+        agent_tokens.command_ended(info)
         step_timings.step_started(info, kind.name, index, step)
         node.save()
         if step['step'] in RESERVED_STEPS:

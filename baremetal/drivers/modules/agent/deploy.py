@@ -48,7 +48,7 @@ CACHED_STEPS = 'agent_cached_clean_steps'
 # the agent's steps of each kind, as it last reported them
 CACHED = {'clean': CACHED_STEPS, 'service': 'agent_cached_service_steps'}
 VERSIONS = 'hardware_manager_version'
-COMMAND = 'agent_command'
+COMMAND = agent_tokens.COMMAND_KEY
 # the target RAID configuration a raid step sends the agent, when it is
 # not the node's own (create_configuration's create_*_volume arguments)
 RAID_TARGET = 'target_raid_config'
