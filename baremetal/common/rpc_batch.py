@@ -15,7 +15,13 @@ A batch its conductor does not answer (a timeout, or the message not
 delivered: NoValidHost) is not followed by the calls queued behind it:
 each gets NotSent, and the API routes it again (conductor/rpcapi.py) -
 a conductor that died has them wait no second RPC timeout, one after the
-other, and the API's ring may route around it by then.
+other, and the API's ring may route around it by then.  Nor do they
+wait for that timeout once the API routes around their conductor (its
+heartbeat is ``[api]conductor_silent_after`` old: ``moved``, looked at
+every ``RECHECK`` seconds while a call waits): a call still queued gets
+NotSent then, and one sent in another caller's batch is answered 503
+(whether the conductor carried it out is not known, as after the
+timeout); only the caller who sent the batch waits for its RPC.
 
 The conductor runs a batch's calls one after the other, each with its
 own request context, exactly as it runs them one at a time; an error
@@ -33,6 +39,10 @@ from baremetal.common import exception
 
 # the conductor methods whose calls are coalesced: quick handlers
 BATCHED = frozenset(('do_provisioning_action', 'change_node_power_state'))
+
+# how often a call waiting on its conductor looks whether the API still
+# routes its node there (seconds)
+RECHECK = 1.0
 
 # send(host, calls) -> one outcome per call: {'result': value},
 # {'error': serialize_error(e)} (from the conductor) or {'raise': e};
@@ -85,9 +95,11 @@ class Coalescer:
         self._busy: set[str] = set()
         self._pending: dict[str, list[_Call]] = {}
 
-    def call(self, host: str, call: dict) -> Any:
+    def call(self, host: str, call: dict,
+             moved: Callable[[], bool] | None = None) -> Any:
         """``call`` = {'method', 'context', 'kwargs'}: its result, or its
-        error raised."""
+        error raised.  ``moved()``: whether the API routes the call's
+        node to another conductor than ``host`` now."""
         me = _Call(call)
         with self._lock:
             if host in self._busy:
@@ -97,7 +109,7 @@ class Coalescer:
                 self._busy.add(host)
                 batch = [me]
         if batch is None:
-            me.ready.wait()
+            self._wait(host, me, moved)
             batch = me.batch        # None: answered by another's batch
         if batch is not None:
             self._run(host, batch)
@@ -107,6 +119,34 @@ class Coalescer:
         if 'error' in outcome:
             raise deserialize_error(outcome['error'])
         return outcome['result']
+
+    def _wait(self, host: str, me: _Call,
+              moved: Callable[[], bool] | None) -> None:
+        """Until ``me`` is answered or is to send the next batch; raises
+        when its node is routed elsewhere meanwhile: NotSent while it
+        is still queued, NoValidHost once another caller sent it."""
+        while not me.ready.wait(None if moved is None else RECHECK):
+            try:
+                if not moved():
+                    continue
+            except Exception:
+                continue        # the rings could not be read: wait on
+            with self._lock:
+                if me.batch is not None:
+                    break       # it sends the next batch: not to leave
+                queue = self._pending.get(host)
+                queued = queue is not None and me in queue
+                if queued:
+                    queue.remove(me)
+                    if not queue:
+                        del self._pending[host]
+            gone = exception.NoValidHost(
+                reason='Conductor %s stopped heartbeating before it '
+                       'answered; the request was %s. Retry later.'
+                % (host, 'not sent to it' if queued else
+                   'sent to it and may or may not have been carried out'))
+            raise NotSent(gone) if queued else gone
+        me.ready.wait()
 
     def _run(self, host: str, batch: list[_Call]) -> None:
         """Send ``batch``, answer its callers, hand what queued meanwhile
@@ -126,6 +166,9 @@ class Coalescer:
             nxt = self._pending.pop(host, None)
             if not nxt or unanswered is not None:
                 self._busy.discard(host)
+            else:
+                # its sender, named while no caller can leave the queue
+                nxt[0].batch = nxt
         for c, outcome in zip(batch, outcomes, strict=True):
             c.outcome = outcome
             c.ready.set()
@@ -134,5 +177,4 @@ class Coalescer:
                 c.outcome = {'raise': NotSent(unanswered)}
                 c.ready.set()
         elif nxt:
-            nxt[0].batch = nxt
             nxt[0].ready.set()

@@ -73,7 +73,8 @@ class ConductorAPI:
             host = self.host_for(node)
         for rerouted in (False, True):
             try:
-                return self._call_host(host, rpc_method, context, **kwargs)
+                return self._call_host(host, rpc_method, context,
+                                       node=node, **kwargs)
             except rpc_batch.NotSent as e:
                 # queued behind a batch its conductor did not answer:
                 # routed again, once (the ring may route around it by
@@ -81,13 +82,13 @@ class ConductorAPI:
                 again = self.host_for(node) if node is not None else host
                 if rerouted or again == host:
                     raise e.cause from None
-                LOG.info('A %s call queued for conductor %s, which did '
-                         'not answer, goes to conductor %s', rpc_method,
-                         host, again)
+                LOG.info('A %s call queued for conductor %s goes to '
+                         'conductor %s (%s)', rpc_method, host, again,
+                         e.cause)
                 host = again
 
     def _call_host(self, host: str, rpc_method: str, context,
-                   **kwargs) -> Any:
+                   node: dict | None = None, **kwargs) -> Any:
         with self._waiting_lock:
             waiting = self._waiting_on.get(host, 0)
             if waiting >= self._per_conductor:
@@ -104,7 +105,9 @@ class ConductorAPI:
                     host not in self._no_batch:
                 return self._batches.call(host, {
                     'method': rpc_method, 'kwargs': kwargs,
-                    'context': self._serializer.serialize_context(context)})
+                    'context': self._serializer.serialize_context(context)},
+                    moved=None if node is None else
+                    lambda: self.host_for(node) != host)
             return self._rpc(host, rpc_method, context, **kwargs)
         finally:
             with self._waiting_lock:

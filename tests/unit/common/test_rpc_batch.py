@@ -145,6 +145,67 @@ def test_a_failed_batch_fails_its_calls_only(failure):
     assert co._busy == set() and co._pending == {}
 
 
+def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
+    """Once the API routes their nodes around the conductor (its
+    heartbeat is [api]conductor_silent_after old), calls stop waiting
+    for a batch it may never answer: those still queued are not sent
+    (NotSent: routed again), one sent in another caller's batch is
+    answered at once (503: it may or may not have been carried out);
+    only the caller that sent the batch waits for its RPC.  They used to
+    wait for the batch's RPC timeout (60 s) first."""
+    monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
+    gates, sent = [], []
+    entered = threading.Semaphore(0)
+
+    def send(host, calls):
+        gate = threading.Event()
+        gates.append(gate)
+        sent.append([c['kwargs']['n'] for c in calls])
+        entered.release()
+        if len(sent) <= 2:
+            assert gate.wait(10)
+        return [{'result': c['kwargs']['n'] * 10} for c in calls]
+    co = rpc_batch.Coalescer(send)
+    silent = threading.Event()
+    answers = {}
+
+    def start(n):
+        def one():
+            try:
+                answers[n] = co.call('c1', _call(n), moved=silent.is_set)
+            except Exception as e:
+                answers[n] = e
+        t = threading.Thread(target=one)
+        t.start()
+        return t
+    first = start(1)
+    assert entered.acquire(timeout=10)
+    second, third = start(2), start(3)
+    _wait_queued(co, 'c1', 2)
+    gates[0].set()          # answered: 2 sends the batch [2, 3]
+    assert entered.acquire(timeout=10)
+    queued = [start(4), start(5)]
+    _wait_queued(co, 'c1', 2)
+    silent.set()            # the API routes around the conductor now
+    for t in [first, third] + queued:
+        t.join(10)
+        assert not t.is_alive()
+    assert answers[1] == 10
+    assert type(answers[3]) is exception.NoValidHost
+    assert 'may or may not have been carried out' in str(answers[3])
+    for n in (4, 5):
+        assert isinstance(answers[n], rpc_batch.NotSent)
+        assert 'not sent to it' in str(answers[n].cause)
+    assert second.is_alive() and 2 not in answers
+    gates[1].set()
+    second.join(10)
+    assert answers[2] == 20
+    assert sent == [[1], [2, 3]]
+    assert co._busy == set() and co._pending == {}
+    silent.clear()
+    assert co.call('c1', _call(6), moved=silent.is_set) == 60
+
+
 def test_a_short_reply_fails_the_batch():
     co = rpc_batch.Coalescer(lambda host, calls: [])
     with pytest.raises(exception.BaremetalException, match='answered 0'):

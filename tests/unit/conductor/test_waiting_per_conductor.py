@@ -168,3 +168,49 @@ def test_calls_queued_for_a_conductor_that_did_not_answer_go_elsewhere(
         t.join(10)
     assert outcomes['m0'] == outcomes['m1'] == 'timed out'
     assert conductors.sent.count(('dead', 'call_batch')) == 2
+
+
+def test_calls_queued_for_a_silent_conductor_go_elsewhere_at_once(
+        monkeypatch):
+    """Verbs queued behind a batch the dead conductor holds go to the
+    conductor the ring gives their nodes as soon as it routes around the
+    dead one, without waiting for that batch's RPC timeout; the thread
+    that sent the batch waits for it alone."""
+    from baremetal.common import rpc_batch
+    monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
+    api = _api(monkeypatch, api_workers=16)
+    conductors = _Conductors(api)
+    route = {'to': 'dead'}
+    monkeypatch.setattr(api, 'host_for', lambda node: route['to'])
+    outcomes = {}
+
+    def call(n):
+        try:
+            outcomes[n] = api._call({'uuid': n}, 'do_provisioning_action',
+                                    {}, node_id=n)
+        except exception.NoValidHost as e:
+            outcomes[n] = str(e)
+
+    first = threading.Thread(target=call, args=('n0',))
+    first.start()
+    assert conductors.entered.acquire(timeout=10)
+    queued = [threading.Thread(target=call, args=('n%d' % i,))
+              for i in range(1, 4)]
+    for t in queued:
+        t.start()
+    for _ in range(500):
+        if len(api._batches._pending.get('dead', ())) == 3:
+            break
+        threading.Event().wait(0.01)
+    route['to'] = 'alive'           # the ring routes around it now
+    for t in queued:
+        t.join(10)
+        assert not t.is_alive()
+    assert outcomes == {'n1': 'done', 'n2': 'done', 'n3': 'done'}
+    assert first.is_alive()         # still waiting on the dead one
+    assert api.waiting() == 1
+    conductors.release.set()
+    first.join(10)
+    assert outcomes['n0'] == 'timed out'
+    assert conductors.sent.count(('dead', 'call_batch')) == 1
+    assert api.waiting() == 0
