@@ -110,6 +110,13 @@ CONDUCTOR_CALLS_REFUSED = prometheus_client.Counter(
     '[api]max_waiting_per_conductor already waited on the conductor they '
     'were for (dead, hung or overloaded), by conductor', ('conductor',),
     registry=REGISTRY)
+CONDUCTOR_CALLS_MOVED = prometheus_client.Counter(
+    'baremetal_api_conductor_calls_moved',
+    'Requests for a conductor that did not answer or stopped heartbeating, '
+    'by conductor and outcome: rerouted (queued for it, sent to the '
+    "node's new conductor instead) or given_up (sent to it, answered 503 "
+    'once it stopped heartbeating, before the RPC timeout)',
+    ('conductor', 'outcome'), registry=REGISTRY)
 READ_AHEAD_EVENTS = ('read', 'used', 'stale', 'unused', 'failed')
 _read_ahead = {e: LIST_READ_AHEAD.labels(e) for e in READ_AHEAD_EVENTS}
 
@@ -120,6 +127,11 @@ def list_read_ahead(event: str) -> None:
 
 def conductor_call_refused(host: str) -> None:
     CONDUCTOR_CALLS_REFUSED.labels(host).inc()
+
+
+def conductor_call_moved(host: str, outcome: str) -> None:
+    """``outcome``: 'rerouted' or 'given_up'."""
+    CONDUCTOR_CALLS_MOVED.labels(host, outcome).inc()
 
 
 # ---------------------------------------------------------------- API

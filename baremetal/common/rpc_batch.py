@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baremetal.common import exception
+from baremetal.common import metrics
 
 # the conductor methods whose calls are coalesced: quick handlers
 BATCHED = frozenset(('do_provisioning_action', 'change_node_power_state'))
@@ -145,7 +146,10 @@ class Coalescer:
                        'answered; the request was %s. Retry later.'
                 % (host, 'not sent to it' if queued else
                    'sent to it and may or may not have been carried out'))
-            raise NotSent(gone) if queued else gone
+            if queued:
+                raise NotSent(gone)
+            metrics.conductor_call_moved(host, 'given_up')
+            raise gone
         me.ready.wait()
 
     def _run(self, host: str, batch: list[_Call]) -> None:

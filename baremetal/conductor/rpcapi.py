@@ -85,6 +85,7 @@ class ConductorAPI:
                 LOG.info('A %s call queued for conductor %s goes to '
                          'conductor %s (%s)', rpc_method, host, again,
                          e.cause)
+                metrics.conductor_call_moved(host, 'rerouted')
                 host = again
 
     def _call_host(self, host: str, rpc_method: str, context,

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from baremetal.common import exception
+from baremetal.common import metrics
 from baremetal.common import rpc_batch
 
 
@@ -186,6 +187,8 @@ def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
     assert entered.acquire(timeout=10)
     queued = [start(4), start(5)]
     _wait_queued(co, 'c1', 2)
+    given_up = metrics.CONDUCTOR_CALLS_MOVED.labels('c1', 'given_up')
+    before = given_up._value.get()
     silent.set()            # the API routes around the conductor now
     for t in [first, third] + queued:
         t.join(10)
@@ -193,6 +196,7 @@ def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
     assert answers[1] == 10
     assert type(answers[3]) is exception.NoValidHost
     assert 'may or may not have been carried out' in str(answers[3])
+    assert given_up._value.get() == before + 1
     for n in (4, 5):
         assert isinstance(answers[n], rpc_batch.NotSent)
         assert 'not sent to it' in str(answers[n].cause)

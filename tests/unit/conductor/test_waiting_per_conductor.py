@@ -54,6 +54,10 @@ def _refused(host):
     return metrics.CONDUCTOR_CALLS_REFUSED.labels(host)._value.get()
 
 
+def _moved(host, outcome):
+    return metrics.CONDUCTOR_CALLS_MOVED.labels(host, outcome)._value.get()
+
+
 @pytest.mark.parametrize('method', ['validate_driver_interfaces',
                                     'do_provisioning_action'],
                          ids=['alone', 'batched'])
@@ -202,11 +206,13 @@ def test_calls_queued_for_a_silent_conductor_go_elsewhere_at_once(
         if len(api._batches._pending.get('dead', ())) == 3:
             break
         threading.Event().wait(0.01)
+    rerouted = _moved('dead', 'rerouted')
     route['to'] = 'alive'           # the ring routes around it now
     for t in queued:
         t.join(10)
         assert not t.is_alive()
     assert outcomes == {'n1': 'done', 'n2': 'done', 'n3': 'done'}
+    assert _moved('dead', 'rerouted') == rerouted + 3
     assert first.is_alive()         # still waiting on the dead one
     assert api.waiting() == 1
     conductors.release.set()
