@@ -122,15 +122,19 @@ def wait_power(server, ident, timeout=30):
 def agent_checks_in(server, node: str, agent) -> None:
     """What a booted ramdisk does first: look its node up (the agent
     double ``agent`` keeps the token it is given) and heartbeat with
-    ``agent``'s URL."""
+    ``agent``'s URL (again after a 409: the node was locked)."""
     status, found = http(server, 'GET', '/v1/lookup?node_uuid=%s' % node,
                          version='1.62')
     assert status == 200, found
     agent.token = found['config']['agent_token']
-    status, body = http(server, 'POST', '/v1/heartbeat/%s' % node,
-                        {'callback_url': agent.url,
-                         'agent_token': agent.token,
-                         'agent_version': '10.0.0'}, version='1.62')
+    for _ in range(50):
+        status, body = http(server, 'POST', '/v1/heartbeat/%s' % node,
+                            {'callback_url': agent.url,
+                             'agent_token': agent.token,
+                             'agent_version': '10.0.0'}, version='1.62')
+        if status != 409:
+            break
+        time.sleep(0.1)
     assert status == 202, body
 
 

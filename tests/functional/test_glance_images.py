@@ -116,23 +116,6 @@ def _available(server, **instance_info) -> str:
     return n['uuid']
 
 
-def _boot(server, agent, node):
-    status, found = bs.http(server, 'GET', '/v1/lookup?node_uuid=%s' % node,
-                            version='1.62')
-    assert status == 200, found
-    agent.token = found['config']['agent_token']
-    for _ in range(50):
-        status, body = bs.http(server, 'POST', '/v1/heartbeat/%s' % node,
-                               {'callback_url': agent.url,
-                                'agent_token': agent.token,
-                                'agent_version': '10.0.0'},
-                               version='1.62')
-        if status != 409:
-            break
-        time.sleep(0.1)
-    assert status == 202, body
-
-
 def _prepare_image(agent, timeout=60) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -159,7 +142,7 @@ def _deploy(server, agent, node) -> tuple[dict, bytes]:
     got from the URL it was given; the node ends active."""
     _provision(server, node, 'active')
     bs.wait(server, node, lambda n: n['provision_state'] == 'wait call-back')
-    _boot(server, agent, node)
+    bs.agent_checks_in(server, node, agent)
     info = _prepare_image(agent)
     with urllib.request.urlopen(info['urls'][0], timeout=30) as r:
         served = r.read()
@@ -270,7 +253,7 @@ def test_an_image_whose_data_does_not_match_glance_fails_the_deploy(
     node = _available(server, image_source=image['id'])
     _provision(server, node, 'active')
     bs.wait(server, node, lambda n: n['provision_state'] == 'wait call-back')
-    _boot(server, agent, node)
+    bs.agent_checks_in(server, node, agent)
     got = _ended(server, node, 'deploy failed')
     assert 'checksum' in got['last_error'] and image['id'] in \
         got['last_error'], got['last_error']

@@ -140,23 +140,6 @@ def agent():
     double.stop()
 
 
-def _called_back(server, node, agent) -> None:
-    """The agent looks the node up and heartbeats."""
-    status, found = bs.http(server, 'GET', '/v1/lookup?node_uuid=%s' % node,
-                            version='1.62')
-    assert status == 200, found
-    agent.token = found['config']['agent_token']
-    for _ in range(50):
-        status, hb = bs.http(server, 'POST', '/v1/heartbeat/%s' % node,
-                             {'callback_url': agent.url,
-                              'agent_token': agent.token,
-                              'agent_version': '10.0.0'}, version='1.62')
-        if status != 409:
-            break
-        time.sleep(0.1)
-    assert status == 202, hb
-
-
 def test_cleaning_through_the_agent_waits_on_callback_then_agent(server,
                                                                  agent):
     node = _manageable(server, deploy_interface='direct',
@@ -172,7 +155,7 @@ def test_cleaning_through_the_agent_waits_on_callback_then_agent(server,
     assert not _running(body)
     # the agent looks the node up and heartbeats: its step starts as a
     # command that runs until the double is told to end it
-    _called_back(server, node, agent)
+    bs.agent_checks_in(server, node, agent)
     body = wait_plan(server, node, lambda b: _running(b) and
                      b['waiting']['on'] == 'agent',
                      what='the step waiting on the agent')
@@ -205,7 +188,7 @@ def test_an_out_of_band_step_after_the_agents_waits_on_the_bmc(server,
                            'fake_async_steps': ['bios.factory_reset']})
     _provision(server, node, 'clean', clean_steps=MANUAL)
     _reached(server, node, 'clean wait')
-    _called_back(server, node, agent)
+    bs.agent_checks_in(server, node, agent)
     wait_plan(server, node, lambda b: [s['step'] for s in _running(b)] ==
               ['erase_devices_metadata'], what='the agent\'s step')
     agent.polls_until_done = 0

@@ -6,6 +6,7 @@ Calls coalesced into batches count as waiting too.  (The same over
 RabbitMQ with a conductor killed: tests/functional/
 test_dead_conductor_holds_few_threads.py.)"""
 
+import functools
 import threading
 import types
 
@@ -116,36 +117,50 @@ def test_the_share_is_half_the_threads_unless_set(monkeypatch):
     assert _api(monkeypatch, api_workers=8, limit=7)._per_conductor == 7
 
 
+class _Queued(types.SimpleNamespace):
+    """Verbs for nodes the API routes to 'dead' (``route['to']``): the
+    first (n0) sent and held there, three (n1-n3) queued behind it;
+    ``outcomes``: each one's result or error message."""
+
+
+def _queued_behind_the_dead(monkeypatch) -> _Queued:
+    api = _api(monkeypatch, api_workers=16)
+    q = _Queued(api=api, conductors=_Conductors(api), route={'to': 'dead'},
+                outcomes={})
+    monkeypatch.setattr(api, 'host_for', lambda node: q.route['to'])
+    q.call = functools.partial(_verb, api, q.outcomes)
+    q.first = threading.Thread(target=q.call, args=('n0',))
+    q.first.start()
+    assert q.conductors.entered.acquire(timeout=10)
+    q.queued = [threading.Thread(target=q.call, args=('n%d' % i,))
+                for i in range(1, 4)]
+    for t in q.queued:
+        t.start()
+    for _ in range(500):
+        if len(api._batches._pending.get('dead', ())) == 3:
+            break
+        threading.Event().wait(0.01)
+    return q
+
+
+def _verb(api, outcomes, n):
+    try:
+        outcomes[n] = api._call({'uuid': n}, 'do_provisioning_action', {},
+                                node_id=n)
+    except exception.NoValidHost as e:
+        outcomes[n] = str(e)
+
+
 def test_calls_queued_for_a_conductor_that_did_not_answer_go_elsewhere(
         monkeypatch):
     """Provision verbs queued behind a batch to a conductor that did not
     answer it are not sent to it: routed again, they go to the conductor
     the API's ring now gives their nodes (it routes around a silent
     one), or, when it still gives that one, are answered 503 at once."""
-    api = _api(monkeypatch, api_workers=16)
-    conductors = _Conductors(api)
-    route = {'to': 'dead'}
-    monkeypatch.setattr(api, 'host_for', lambda node: route['to'])
-    outcomes = {}
-
-    def call(n):
-        try:
-            outcomes[n] = api._call({'uuid': n}, 'do_provisioning_action',
-                                    {}, node_id=n)
-        except exception.NoValidHost as e:
-            outcomes[n] = str(e)
-
-    first = threading.Thread(target=call, args=('n0',))
-    first.start()
-    assert conductors.entered.acquire(timeout=10)
-    queued = [threading.Thread(target=call, args=('n%d' % i,))
-              for i in range(1, 4)]
-    for t in queued:
-        t.start()
-    for _ in range(500):
-        if len(api._batches._pending.get('dead', ())) == 3:
-            break
-        threading.Event().wait(0.01)
+    q = _queued_behind_the_dead(monkeypatch)
+    api, conductors, route, outcomes, call = (q.api, q.conductors, q.route,
+                                              q.outcomes, q.call)
+    first, queued = q.first, q.queued
     assert len(api._batches._pending['dead']) == 3
     route['to'] = 'alive'           # the ring routes around it now
     conductors.release.set()
@@ -182,30 +197,10 @@ def test_calls_queued_for_a_silent_conductor_go_elsewhere_at_once(
     that sent the batch waits for it alone."""
     from baremetal.common import rpc_batch
     monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
-    api = _api(monkeypatch, api_workers=16)
-    conductors = _Conductors(api)
-    route = {'to': 'dead'}
-    monkeypatch.setattr(api, 'host_for', lambda node: route['to'])
-    outcomes = {}
-
-    def call(n):
-        try:
-            outcomes[n] = api._call({'uuid': n}, 'do_provisioning_action',
-                                    {}, node_id=n)
-        except exception.NoValidHost as e:
-            outcomes[n] = str(e)
-
-    first = threading.Thread(target=call, args=('n0',))
-    first.start()
-    assert conductors.entered.acquire(timeout=10)
-    queued = [threading.Thread(target=call, args=('n%d' % i,))
-              for i in range(1, 4)]
-    for t in queued:
-        t.start()
-    for _ in range(500):
-        if len(api._batches._pending.get('dead', ())) == 3:
-            break
-        threading.Event().wait(0.01)
+    q = _queued_behind_the_dead(monkeypatch)
+    api, conductors, route, outcomes = (q.api, q.conductors, q.route,
+                                        q.outcomes)
+    first, queued = q.first, q.queued
     rerouted = _moved('dead', 'rerouted')
     route['to'] = 'alive'           # the ring routes around it now
     for t in queued:
