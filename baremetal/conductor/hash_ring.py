@@ -58,6 +58,7 @@ class RingManager:
         self._silent_after = silent_after
         self._lock = threading.Lock()
         self._rings: dict[tuple[str, str], HashRing] | None = None
+        self._silent: frozenset[str] = frozenset()
         self._built = 0.0
         self._ttl = 0.0
 
@@ -95,7 +96,14 @@ class RingManager:
             self._ttl = ttl
             self._built = now
             self._rings = rings
+            self._silent = frozenset(silent)
         return rings
+
+    def is_silent(self, host: str) -> bool:
+        """Whether ``host``'s heartbeat is ``silent_after`` old (the
+        rings route around it, where it is not the last of one)."""
+        self.rings()
+        return host in self._silent
 
     def ring_for(self, driver: str, group: str | None) -> HashRing | None:
         """The ring of a hardware type and conductor group, if any

@@ -108,7 +108,7 @@ class ConductorAPI:
                     'method': rpc_method, 'kwargs': kwargs,
                     'context': self._serializer.serialize_context(context)},
                     moved=None if node is None else
-                    lambda: self.host_for(node) != host)
+                    lambda: self._routed_around(host, node))
             return self._rpc(host, rpc_method, context, **kwargs)
         finally:
             with self._waiting_lock:
@@ -117,6 +117,12 @@ class ConductorAPI:
                     self._waiting_on[host] = left
                 else:
                     del self._waiting_on[host]
+
+    def _routed_around(self, host: str, node: dict) -> bool:
+        """Whether ``node``'s requests no longer go to ``host`` because
+        it went silent (not a ring that changed for another reason: a
+        conductor that joined, whose host still answers)."""
+        return self.rings.is_silent(host) and self.host_for(node) != host
 
     def waiting(self) -> int:
         """How many threads wait on a conductor's answer right now."""

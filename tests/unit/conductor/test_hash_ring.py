@@ -78,10 +78,15 @@ def test_the_apis_rings_route_around_a_silent_conductor(api, monkeypatch):
     conductors = hash_ring.RingManager(api.conductor.conf).rings()
     assert conductors[('fake-hardware', '')].hosts == [
         'fresh', 'quiet', api.conductor.host]
-    rings = hash_ring.RingManager(api.conductor.conf, silent_after=30).rings()
+    manager = hash_ring.RingManager(api.conductor.conf, silent_after=30)
+    rings = manager.rings()
     assert rings[('fake-hardware', '')].hosts == ['fresh',
                                                   api.conductor.host]
     assert rings[('fake-hardware', 'far')].hosts == ['alone']
+    # which are silent (the API's calls waiting on them stop waiting)
+    assert [h for h in ('quiet', 'alone', 'fresh', api.conductor.host)
+            if manager.is_silent(h)] == ['quiet', 'alone']
+    assert not hash_ring.RingManager(api.conductor.conf).is_silent('quiet')
     # the others' nodes stay where they were
     for k in keys:
         owner = conductors[('fake-hardware', '')].get_host(k)

@@ -128,6 +128,10 @@ def _queued_behind_the_dead(monkeypatch) -> _Queued:
     q = _Queued(api=api, conductors=_Conductors(api), route={'to': 'dead'},
                 outcomes={})
     monkeypatch.setattr(api, 'host_for', lambda node: q.route['to'])
+    # 'dead' is silent once the ring routes around it, unless told
+    q.silent = None
+    monkeypatch.setattr(api.rings, 'is_silent', lambda host: (
+        q.route['to'] != host if q.silent is None else q.silent))
     q.call = functools.partial(_verb, api, q.outcomes)
     q.first = threading.Thread(target=q.call, args=('n0',))
     q.first.start()
@@ -215,3 +219,22 @@ def test_calls_queued_for_a_silent_conductor_go_elsewhere_at_once(
     assert outcomes['n0'] == 'timed out'
     assert conductors.sent.count(('dead', 'call_batch')) == 1
     assert api.waiting() == 0
+
+
+def test_calls_queued_for_a_conductor_that_answers_stay_with_it(
+        monkeypatch):
+    """The ring routing a node elsewhere for another reason than its
+    conductor's silence (a conductor joined) does not take the calls
+    waiting on that conductor away from it: it still answers."""
+    from baremetal.common import rpc_batch
+    monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
+    q = _queued_behind_the_dead(monkeypatch)
+    q.silent = False
+    q.route['to'] = 'joined'
+    threading.Event().wait(0.2)     # twenty looks at the ring
+    assert len(q.api._batches._pending['dead']) == 3
+    assert q.first.is_alive() and not q.outcomes
+    q.conductors.release.set()
+    for t in [q.first] + q.queued:
+        t.join(10)
+    assert q.outcomes['n0'] == 'timed out'
