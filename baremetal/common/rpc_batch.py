@@ -19,9 +19,10 @@ other, and the API's ring may route around it by then.  Nor do they
 wait for that timeout once the API routes around their conductor (its
 heartbeat is ``[api]conductor_silent_after`` old: ``moved``, looked at
 every ``RECHECK`` seconds while a call waits): a call still queued gets
-NotSent then, and one sent in another caller's batch is answered 503
+NotSent then, and one sent (in a batch) is answered 503: GivenUp
 (whether the conductor carried it out is not known, as after the
-timeout); only the caller who sent the batch waits for its RPC.
+timeout).  The batch's RPC goes on in the thread of whoever sends it
+(``send``, given the sender's ``moved``: it may give up waiting too).
 
 The conductor runs a batch's calls one after the other, each with its
 own request context, exactly as it runs them one at a time; an error
@@ -45,10 +46,11 @@ BATCHED = frozenset(('do_provisioning_action', 'change_node_power_state'))
 # routes its node there (seconds)
 RECHECK = 1.0
 
-# send(host, calls) -> one outcome per call: {'result': value},
+# send(host, calls, moved) -> one outcome per call: {'result': value},
 # {'error': serialize_error(e)} (from the conductor) or {'raise': e};
-# raises if the batch as a whole failed
-Sender = Callable[[str, list[dict]], list[dict]]
+# raises if the batch as a whole failed (GivenUp: its conductor went
+# silent, ``moved()``, before it answered)
+Sender = Callable[[str, list[dict], Callable[[], bool] | None], list[dict]]
 
 
 def serialize_error(e: BaseException) -> dict:
@@ -79,14 +81,39 @@ class NotSent(Exception):
         self.cause = cause
 
 
-class _Call:
-    __slots__ = ('call', 'ready', 'outcome', 'batch')
+class GivenUp(exception.NoValidHost):
+    """A call sent to a conductor that went silent before it answered:
+    not waited for any longer."""
 
-    def __init__(self, call: dict) -> None:
+    def __init__(self, host: str) -> None:
+        super().__init__(reason=gone(host, sent=True))
+
+
+def gone(host: str, sent: bool) -> str:
+    return ('Conductor %s stopped heartbeating before it answered; the '
+            'request was %s. Retry later.'
+            % (host, 'sent to it and may or may not have been carried out'
+               if sent else 'not sent to it'))
+
+
+def moved_now(moved: Callable[[], bool]) -> bool:
+    """``moved()``, False when it cannot tell (the rings unreadable)."""
+    try:
+        return moved()
+    except Exception:
+        return False
+
+
+class _Call:
+    __slots__ = ('call', 'moved', 'ready', 'outcome', 'batch', 'left')
+
+    def __init__(self, call: dict, moved) -> None:
         self.call = call
+        self.moved = moved
         self.ready = threading.Event()
         self.outcome: dict | None = None      # {'result'}/{'error'}/{'raise'}
         self.batch: list[_Call] | None = None   # set: send these
+        self.left = False       # gave up waiting (GivenUp, counted)
 
 
 class Coalescer:
@@ -101,7 +128,7 @@ class Coalescer:
         """``call`` = {'method', 'context', 'kwargs'}: its result, or its
         error raised.  ``moved()``: whether the API routes the call's
         node to another conductor than ``host`` now."""
-        me = _Call(call)
+        me = _Call(call, moved)
         with self._lock:
             if host in self._busy:
                 self._pending.setdefault(host, []).append(me)
@@ -127,11 +154,8 @@ class Coalescer:
         when its node is routed elsewhere meanwhile: NotSent while it
         is still queued, NoValidHost once another caller sent it."""
         while not me.ready.wait(None if moved is None else RECHECK):
-            try:
-                if not moved():
-                    continue
-            except Exception:
-                continue        # the rings could not be read: wait on
+            if not moved_now(moved):
+                continue
             with self._lock:
                 if me.batch is not None:
                     break       # it sends the next batch: not to leave
@@ -141,15 +165,13 @@ class Coalescer:
                     queue.remove(me)
                     if not queue:
                         del self._pending[host]
-            gone = exception.NoValidHost(
-                reason='Conductor %s stopped heartbeating before it '
-                       'answered; the request was %s. Retry later.'
-                % (host, 'not sent to it' if queued else
-                   'sent to it and may or may not have been carried out'))
+                else:
+                    me.left = True
             if queued:
-                raise NotSent(gone)
+                raise NotSent(exception.NoValidHost(
+                    reason=gone(host, sent=False)))
             metrics.conductor_call_moved(host, 'given_up')
-            raise gone
+            raise GivenUp(host)
         me.ready.wait()
 
     def _run(self, host: str, batch: list[_Call]) -> None:
@@ -157,7 +179,8 @@ class Coalescer:
         to the first of those callers (who sends it as the next batch)."""
         unanswered = None       # the conductor did not answer the batch
         try:
-            outcomes = self._send(host, [c.call for c in batch])
+            outcomes = self._send(host, [c.call for c in batch],
+                                  batch[0].moved)
             if len(outcomes) != len(batch):
                 raise exception.BaremetalException(
                     'Conductor %s answered %d calls of %d'
@@ -166,6 +189,10 @@ class Coalescer:
             outcomes = [{'raise': e}] * len(batch)
             if isinstance(e, exception.NoValidHost):
                 unanswered = e
+            if isinstance(e, GivenUp):
+                # queued behind it: not sent, routed again
+                unanswered = exception.NoValidHost(
+                    reason=gone(host, sent=False))
         with self._lock:
             nxt = self._pending.pop(host, None)
             if not nxt or unanswered is not None:
@@ -173,6 +200,10 @@ class Coalescer:
             else:
                 # its sender, named while no caller can leave the queue
                 nxt[0].batch = nxt
+            given_up = [c for c in batch if not c.left] \
+                if isinstance(outcomes[0].get('raise'), GivenUp) else ()
+        for _ in given_up:
+            metrics.conductor_call_moved(host, 'given_up')
         for c, outcome in zip(batch, outcomes, strict=True):
             c.outcome = outcome
             c.ready.set()

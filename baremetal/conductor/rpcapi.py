@@ -8,7 +8,9 @@ never a hung request.  Each conductor may hold at most
 ``[api]max_waiting_per_conductor`` of the API's threads waiting on its
 answers: one that died or hangs leaves the others for every other node.
 One whose heartbeat is [api]conductor_silent_after old is routed around
-(hash_ring.RingManager).
+(hash_ring.RingManager), and the requests for a node that wait on it
+then stop waiting (``_watched``, rpc_batch): a 503, or, not yet sent,
+routed again.
 """
 
 import random
@@ -43,6 +45,8 @@ class ConductorAPI:
             conf, silent_after(conf))
         self._client = None
         self._batches = None
+        self._threads = threads
+        self._rpc_threads = None    # RPCs waited on while watching (_watched)
         self._waiting_lock = threading.Lock()
         # conductor -> requests waiting on it now, and the most that may
         self._waiting_on: dict[str, int] = {}
@@ -101,15 +105,21 @@ class ConductorAPI:
                            'overloaded or gone. Retry later.'
                            % (host, waiting))
             self._waiting_on[host] = waiting + 1
+        moved = None if node is None else \
+            (lambda: self._routed_around(host, node))
         try:
             if rpc_method in rpc_batch.BATCHED and \
                     host not in self._no_batch:
                 return self._batches.call(host, {
                     'method': rpc_method, 'kwargs': kwargs,
                     'context': self._serializer.serialize_context(context)},
-                    moved=None if node is None else
-                    lambda: self._routed_around(host, node))
-            return self._rpc(host, rpc_method, context, **kwargs)
+                    moved=moved)
+            try:
+                return self._watched(host, moved, lambda: self._rpc(
+                    host, rpc_method, context, **kwargs))
+            except rpc_batch.GivenUp:
+                metrics.conductor_call_moved(host, 'given_up')
+                raise
         finally:
             with self._waiting_lock:
                 left = self._waiting_on[host] - 1
@@ -117,6 +127,33 @@ class ConductorAPI:
                     self._waiting_on[host] = left
                 else:
                     del self._waiting_on[host]
+
+    def _watched(self, host: str, moved, call) -> Any:
+        """``call()``, an RPC to ``host``.  With ``moved`` (whether the
+        node's requests are routed around ``host`` now: it went silent),
+        the RPC runs in a thread of its own while this one looks every
+        ``rpc_batch.RECHECK`` seconds: once ``moved``, GivenUp (a 503),
+        the RPC left to end or time out alone.  A request sent to a
+        conductor that died no longer waits the whole
+        ``rpc_response_timeout_api`` when the API routes around it
+        sooner (``[api]conductor_silent_after``)."""
+        if moved is None:
+            return call()
+        if self._rpc_threads is None:
+            import futurist
+            # each of the API's threads waits on one RPC at most, and
+            # those given up on go on for up to the RPC timeout
+            self._rpc_threads = futurist.ThreadPoolExecutor(
+                max_workers=2 * self._threads + 8)
+        future = self._rpc_threads.submit(call)
+        while True:
+            try:
+                return future.result(timeout=rpc_batch.RECHECK)
+            except TimeoutError:
+                if future.done():
+                    raise       # the RPC's own
+                if rpc_batch.moved_now(moved):
+                    raise rpc_batch.GivenUp(host) from None
 
     def _routed_around(self, host: str, node: dict) -> bool:
         """Whether ``node``'s requests no longer go to ``host`` because
@@ -145,14 +182,16 @@ class ConductorAPI:
                 reason='Could not reach conductor %s: %s' % (host, e)
             ) from None
 
-    def _send_batch(self, host: str, calls: list[dict]) -> list[dict]:
-        """One RPC for calls coalesced by rpc_batch; a conductor from
-        before call_batch gets them one by one."""
+    def _send_batch(self, host: str, calls: list[dict],
+                    moved=None) -> list[dict]:
+        """One RPC for calls coalesced by rpc_batch (its sender's
+        ``moved``: see _watched); a conductor from before call_batch
+        gets them one by one."""
         import oslo_messaging as messaging
         if host not in self._no_batch:
             try:
-                return self._rpc(host, 'call_batch', calls[0]['context'],
-                                 calls=calls)
+                return self._watched(host, moved, lambda: self._rpc(
+                    host, 'call_batch', calls[0]['context'], calls=calls))
             except messaging.RemoteError as e:
                 if e.exc_type != 'NoSuchMethod':
                     raise

@@ -26,7 +26,7 @@ class FakeConductor:
         self.failure = exception.NoValidHost(reason='conductor gone')
         self.threads: set[str] = set()
 
-    def send(self, host, calls):
+    def send(self, host, calls, moved=None):
         self.threads.add(threading.current_thread().name)
         self.batches.append((host, [c['kwargs']['n'] for c in calls]))
         if len(self.batches) == 1:
@@ -151,14 +151,15 @@ def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
     heartbeat is [api]conductor_silent_after old), calls stop waiting
     for a batch it may never answer: those still queued are not sent
     (NotSent: routed again), one sent in another caller's batch is
-    answered at once (503: it may or may not have been carried out);
-    only the caller that sent the batch waits for its RPC.  They used to
+    answered at once (GivenUp, a 503: it may or may not have been
+    carried out); the caller that sent the batch waits for its ``send``
+    (which gives up on its own: conductor/rpcapi.py).  They used to
     wait for the batch's RPC timeout (60 s) first."""
     monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
     gates, sent = [], []
     entered = threading.Semaphore(0)
 
-    def send(host, calls):
+    def send(host, calls, moved=None):
         gate = threading.Event()
         gates.append(gate)
         sent.append([c['kwargs']['n'] for c in calls])
@@ -194,7 +195,7 @@ def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
         t.join(10)
         assert not t.is_alive()
     assert answers[1] == 10
-    assert type(answers[3]) is exception.NoValidHost
+    assert type(answers[3]) is rpc_batch.GivenUp
     assert 'may or may not have been carried out' in str(answers[3])
     assert given_up._value.get() == before + 1
     for n in (4, 5):
@@ -210,8 +211,35 @@ def test_calls_for_a_conductor_routed_around_stop_waiting(monkeypatch):
     assert co.call('c1', _call(6), moved=silent.is_set) == 60
 
 
+def test_a_batch_given_up_is_not_followed():
+    """A sender that gave up on its batch (its conductor went silent:
+    GivenUp) leaves the calls queued behind it unsent (NotSent, routed
+    again); each caller of the batch is counted as given up once."""
+    fake = FakeConductor(fail_batch=1)
+    fake.failure = rpc_batch.GivenUp('c1')
+    given_up = metrics.CONDUCTOR_CALLS_MOVED.labels('c1', 'given_up')
+    before = given_up._value.get()
+    co = rpc_batch.Coalescer(fake.send)
+    first, answers = _fire(co, 'c1', [1])
+    assert fake.entered.wait(10)
+    rest, more = _fire(co, 'c1', [2, 3])
+    _wait_queued(co, 'c1', 2)
+    fake.release.set()
+    for t in first + rest:
+        t.join(10)
+    answers.update(more)
+    assert answers[1] is fake.failure
+    for n in (2, 3):
+        assert isinstance(answers[n], rpc_batch.NotSent)
+        assert str(answers[n].cause).endswith(
+            'the request was not sent to it. Retry later.')
+    assert given_up._value.get() == before + 1
+    assert len(fake.batches) == 1
+    assert co._busy == set() and co._pending == {}
+
+
 def test_a_short_reply_fails_the_batch():
-    co = rpc_batch.Coalescer(lambda host, calls: [])
+    co = rpc_batch.Coalescer(lambda host, calls, moved: [])
     with pytest.raises(exception.BaremetalException, match='answered 0'):
         co.call('c1', _call(1))
 

@@ -197,28 +197,43 @@ def test_calls_queued_for_a_silent_conductor_go_elsewhere_at_once(
         monkeypatch):
     """Verbs queued behind a batch the dead conductor holds go to the
     conductor the ring gives their nodes as soon as it routes around the
-    dead one, without waiting for that batch's RPC timeout; the thread
-    that sent the batch waits for it alone."""
+    dead one, without waiting for that batch's RPC timeout; the verb
+    that sent the batch is answered 503 then (it may or may not have
+    been carried out), its RPC left to time out alone; so is a call
+    sent on its own (an agent's lookup)."""
     from baremetal.common import rpc_batch
     monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
     q = _queued_behind_the_dead(monkeypatch)
     api, conductors, route, outcomes = (q.api, q.conductors, q.route,
                                         q.outcomes)
     first, queued = q.first, q.queued
+    alone = {}
+
+    def lookup():
+        try:
+            alone['n9'] = api._call({'uuid': 'n9'}, 'get_node_with_token',
+                                    {}, node_id='n9')
+        except exception.NoValidHost as e:
+            alone['n9'] = e
+    looking = threading.Thread(target=lookup)
+    looking.start()
+    assert conductors.entered.acquire(timeout=10)
     rerouted = _moved('dead', 'rerouted')
+    given_up = _moved('dead', 'given_up')
     route['to'] = 'alive'           # the ring routes around it now
-    for t in queued:
+    for t in [first, looking] + queued:
         t.join(10)
         assert not t.is_alive()
-    assert outcomes == {'n1': 'done', 'n2': 'done', 'n3': 'done'}
+    assert outcomes == {
+        'n0': rpc_batch.gone('dead', sent=True), 'n1': 'done',
+        'n2': 'done', 'n3': 'done'}
+    assert type(alone['n9']) is rpc_batch.GivenUp
+    assert alone['n9'].code == 503
     assert _moved('dead', 'rerouted') == rerouted + 3
-    assert first.is_alive()         # still waiting on the dead one
-    assert api.waiting() == 1
+    assert _moved('dead', 'given_up') == given_up + 2
+    assert api.waiting() == 0       # the RPCs go on in threads of their own
     conductors.release.set()
-    first.join(10)
-    assert outcomes['n0'] == 'timed out'
     assert conductors.sent.count(('dead', 'call_batch')) == 1
-    assert api.waiting() == 0
 
 
 def test_calls_queued_for_a_conductor_that_answers_stay_with_it(
