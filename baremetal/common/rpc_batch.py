@@ -126,8 +126,8 @@ class Coalescer:
     def call(self, host: str, call: dict,
              moved: Callable[[], bool] | None = None) -> Any:
         """``call`` = {'method', 'context', 'kwargs'}: its result, or its
-        error raised.  ``moved()``: whether the API routes the call's
-        node to another conductor than ``host`` now."""
+        error raised.  ``moved()``: whether ``host`` went silent and
+        the API routes the call's node to another conductor now."""
         me = _Call(call, moved)
         with self._lock:
             if host in self._busy:
@@ -151,8 +151,9 @@ class Coalescer:
     def _wait(self, host: str, me: _Call,
               moved: Callable[[], bool] | None) -> None:
         """Until ``me`` is answered or is to send the next batch; raises
-        when its node is routed elsewhere meanwhile: NotSent while it
-        is still queued, NoValidHost once another caller sent it."""
+        once its conductor went silent and its node is routed elsewhere
+        (``moved``): NotSent while it is still queued, GivenUp once
+        another caller sent it."""
         while not me.ready.wait(None if moved is None else RECHECK):
             if not moved_now(moved):
                 continue

@@ -22,6 +22,7 @@ from oslo_log import log
 from baremetal.common import exception
 from baremetal.common import metrics
 from baremetal.common import rpc_batch
+from baremetal.common import rpc_threads
 from baremetal.conductor import hash_ring
 
 LOG = log.getLogger(__name__)
@@ -140,11 +141,9 @@ class ConductorAPI:
         if moved is None:
             return call()
         if self._rpc_threads is None:
-            import futurist
             # each of the API's threads waits on one RPC at most, and
             # those given up on go on for up to the RPC timeout
-            self._rpc_threads = futurist.ThreadPoolExecutor(
-                max_workers=2 * self._threads + 8)
+            self._rpc_threads = rpc_threads.RpcThreads(2 * self._threads + 8)
         future = self._rpc_threads.submit(call)
         while True:
             try:
