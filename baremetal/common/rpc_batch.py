@@ -158,8 +158,8 @@ class Coalescer:
             if not moved_now(moved):
                 continue
             with self._lock:
-                if me.batch is not None:
-                    break       # it sends the next batch: not to leave
+                if me.batch is not None or me.outcome is not None:
+                    break       # it sends the next batch, or answered
                 queue = self._pending.get(host)
                 queued = queue is not None and me in queue
                 if queued:
@@ -194,23 +194,28 @@ class Coalescer:
                 # queued behind it: not sent, routed again
                 unanswered = exception.NoValidHost(
                     reason=gone(host, sent=False))
+        # each caller's outcome, the next batch's sender and the calls
+        # not sent: all under the lock a caller that stops waiting takes
+        # (one popped to be answered NotSent must not think it was sent)
         with self._lock:
             nxt = self._pending.pop(host, None)
             if not nxt or unanswered is not None:
                 self._busy.discard(host)
             else:
-                # its sender, named while no caller can leave the queue
                 nxt[0].batch = nxt
             given_up = [c for c in batch if not c.left] \
                 if isinstance(outcomes[0].get('raise'), GivenUp) else ()
+            for c, outcome in zip(batch, outcomes, strict=True):
+                c.outcome = outcome
+            if nxt and unanswered is not None:
+                for c in nxt:
+                    c.outcome = {'raise': NotSent(unanswered)}
         for _ in given_up:
             metrics.conductor_call_moved(host, 'given_up')
-        for c, outcome in zip(batch, outcomes, strict=True):
-            c.outcome = outcome
+        for c in batch:
             c.ready.set()
         if nxt and unanswered is not None:
             for c in nxt:
-                c.outcome = {'raise': NotSent(unanswered)}
                 c.ready.set()
         elif nxt:
             nxt[0].ready.set()

@@ -238,6 +238,41 @@ def test_a_batch_given_up_is_not_followed():
     assert co._busy == set() and co._pending == {}
 
 
+def test_a_call_not_sent_is_never_told_it_was(monkeypatch):
+    """A call queued behind a batch given up on, taken off the queue to
+    be answered NotSent, that looks at the ring itself meanwhile, gets
+    NotSent (routed again), not GivenUp ("sent ... may or may not have
+    been carried out": seen in CI, where the answer was set after the
+    queue's lock was let go)."""
+    monkeypatch.setattr(rpc_batch, 'RECHECK', 0.01)
+    fake = FakeConductor(fail_batch=1)
+    fake.failure = rpc_batch.GivenUp('c1')
+    co = rpc_batch.Coalescer(fake.send)
+    counted = metrics.conductor_call_moved
+
+    def slowly_counted(host, outcome):
+        time.sleep(0.2)     # the queued caller looks meanwhile
+        counted(host, outcome)
+    monkeypatch.setattr(metrics, 'conductor_call_moved', slowly_counted)
+    first, answers = _fire(co, 'c1', [1])
+    assert fake.entered.wait(10)
+
+    def queued_call():
+        try:
+            # silent once its queue was taken: it looks at once then
+            answers[2] = co.call('c1', _call(2), moved=lambda: not co._pending)
+        except Exception as e:
+            answers[2] = e
+    second = threading.Thread(target=queued_call)
+    second.start()
+    _wait_queued(co, 'c1', 1)
+    fake.release.set()
+    for t in first + [second]:
+        t.join(10)
+    assert answers[1] is fake.failure
+    assert isinstance(answers[2], rpc_batch.NotSent), answers[2]
+
+
 def test_a_short_reply_fails_the_batch():
     co = rpc_batch.Coalescer(lambda host, calls, moved: [])
     with pytest.raises(exception.BaremetalException, match='answered 0'):
